@@ -1,0 +1,4 @@
+"""`python -m runner` is the `demorun` command."""
+from .cli import main
+
+main()

@@ -1,0 +1,145 @@
+"""The command line: present, run, check, list and lint, with exit codes 0/1/2/3.
+
+Heavy modules are imported inside each command so that `demorun --version`
+and `demorun lint` start fast enough for editors and pre-commit hooks.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from . import __version__
+from .errors import DemorunError
+
+
+def _duration(ctx, param, value):
+    if value is None:
+        return None
+    from .parse.durations import parse_duration
+
+    try:
+        return parse_duration(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+no_init_option = click.option(
+    "--no-init", is_flag=True, help="Do not read ~/.demoshrc and ~/.demoshrc.md first."
+)
+timeout_option = click.option(
+    "--timeout",
+    callback=_duration,
+    metavar="D",
+    help="Default per-command timeout, like 90s or 5m (default 10m, or the configuration's).",
+)
+
+
+def _finish(code: int) -> None:
+    sys.stdout.flush()
+    raise SystemExit(code)
+
+
+def _call(fn, *args, **kwargs) -> None:
+    """Run a command body; user errors become one line on stderr, never a traceback."""
+    try:
+        code = fn(*args, **kwargs)
+    except DemorunError as exc:
+        click.echo(f"demorun: {exc}", err=True)
+        _finish(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("demorun: interrupted", err=True)
+        _finish(130)
+    _finish(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="demorun")
+def main() -> None:
+    """Turn a workshop README into a live demo, an unattended replay and a CI test.
+
+    Exit codes: 0 success, 1 a command failed, 2 usage, parse or configuration
+    error, 3 a required tool is missing.
+    """
+
+
+@main.command("list")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@no_init_option
+def list_cmd(file: str, as_json: bool, no_init: bool) -> None:
+    """Print every step of FILE in order with file:line, kind and visibility."""
+    from .listing import run_list
+
+    _call(run_list, file, as_json=as_json, no_init=no_init)
+
+
+@main.command("lint")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@no_init_option
+def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
+    """Report problems in workshops (files, or folders searched for them)."""
+    from .lint import run_lint
+
+    _call(run_lint, list(paths), no_init=no_init)
+
+
+@main.command("run", context_settings={"ignore_unknown_options": True})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--keep-going", is_flag=True, help="Go on after a failing command.")
+@click.option("--speed", type=float, default=None, metavar="CPS",
+              help="Type commands out at about CPS characters a second (for recordings).")
+@click.option("--quiet", is_flag=True, help="Show only failures.")
+@click.option("--record", type=click.Path(dir_okay=False), metavar="FILE.cast",
+              help="Record what the audience sees as an asciinema v2 cast.")
+@timeout_option
+@no_init_option
+def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init) -> None:
+    """Replay workshop FILE unattended; ARGS become $1, $2... ($0 is FILE)."""
+    from .present.replay import run_replay
+
+    _call(run_replay, file, list(args), keep_going=keep_going, speed=speed, quiet=quiet,
+          record=record, timeout=timeout, no_init=no_init)
+
+
+@main.command("check")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--fail-fast", is_flag=True, help="Stop at the first failure.")
+@click.option("--strict", is_flag=True, help="Count skipped files and commands as failures.")
+@click.option("--junit", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write a JUnit XML report.")
+@click.option("--html", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write a self-contained HTML report.")
+@click.option("--update", is_flag=True, help="Write real output back as ## lines.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="With --update: print what would change, write nothing.")
+@timeout_option
+@no_init_option
+def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, timeout, no_init) -> None:
+    """Run workshops and check every exit status and ## output against the real one."""
+    if show_diff and not update:
+        raise click.UsageError("--diff goes with --update")
+    from .present.check import run_check
+
+    _call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html,
+          update=update, show_diff=show_diff, timeout=timeout, no_init=no_init)
+
+
+@main.command("present", context_settings={"ignore_unknown_options": True})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--speed", type=float, default=None, metavar="CPS",
+              help="Typing speed in characters a second (default: a human pace, 10-100 ms a key).")
+@click.option("--from", "start_at", metavar="HEADING",
+              help="Start at this section; earlier commands run hidden so state is right.")
+@click.option("--record", type=click.Path(dir_okay=False), metavar="FILE.cast",
+              help="Record what the audience sees as an asciinema v2 cast.")
+@timeout_option
+@no_init_option
+def present_cmd(file, args, speed, start_at, record, timeout, no_init) -> None:
+    """Present workshop FILE live: type commands, wait for keys (? for help)."""
+    from .present.live import run_present
+
+    _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
+          timeout=timeout, no_init=no_init)

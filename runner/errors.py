@@ -1,0 +1,44 @@
+"""The one error root; every user-facing error carries where it happened."""
+from __future__ import annotations
+
+from .model import SourceLoc
+
+
+class DemorunError(Exception):
+    """Root of every error a user can cause; the CLI turns it into a message."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, loc: SourceLoc | None = None):
+        super().__init__(message)
+        self.message = message
+        self.loc = loc
+
+    def __str__(self) -> str:
+        return f"{self.loc}: {self.message}" if self.loc else self.message
+
+
+class ParseError(DemorunError):
+    """The workshop cannot be read or parsed (missing file, binary, cycle...)."""
+
+
+class ConfigError(DemorunError):
+    """`[tool.demorun]` or `demorun.toml` is malformed."""
+
+
+class SessionError(DemorunError):
+    """The bash session could not be started or has died."""
+
+    exit_code = 1
+
+
+class CommandRejected(DemorunError):
+    """bash would not accept a command (syntax error); it was never sent."""
+
+    exit_code = 1
+
+
+class MissingRequirement(DemorunError):
+    """A tool the workshop needs is not on PATH."""
+
+    exit_code = 3

@@ -1,0 +1,184 @@
+"""Values that cross module boundaries: plan, steps, outcomes, verdicts, reports."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True, order=True)
+class SourceLoc:
+    """Where something came from; every step, finding and error carries one."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class Visibility(str, Enum):
+    """What @SHOW / @HIDE / @SKIP made of a step."""
+
+    SHOW = "show"
+    HIDE = "hide"
+    SKIP = "skip"
+
+
+class Kind(str, Enum):
+    """What a step is. Commands run in the session; the rest only present."""
+
+    PROSE = "prose"  # Markdown outside runnable fences (text = Markdown source)
+    COMMENT = "comment"  # shell commentary lines (text without the leading '# ')
+    COMMAND = "command"  # one complete shell command as bash reads it
+    WAIT = "wait"  # wait for RETURN (presenting only)
+    CLEAR = "clear"  # clear the screen (presenting only)
+    PRINT = "print"  # text = arguments, ${VAR} expanded by the session
+    HOOK = "hook"  # run $DEMO_HOOK_<var> if set (presenting only)
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem the parser or linter noticed, pointing at file:line."""
+
+    loc: SourceLoc
+    severity: Severity
+    code: str  # short stable id, e.g. "unterminated-fence"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.loc}: {self.severity.value}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """The `##` lines under a command: what the author saw when they ran it."""
+
+    lines: tuple[str, ...]
+    loc: SourceLoc  # first `##` line
+    end_line: int  # last `##` line
+
+
+@dataclass(frozen=True)
+class Modifiers:
+    """Per-command directives (FORMAT.md), defaults meaning 'none given'."""
+
+    wait_before: bool = True  # @nowaitbefore / @immed clear it
+    wait_after: bool = False  # @waitafter
+    show: bool = True  # @noshow / @immed clear it
+    typeout: bool = True  # @notypeout clears it
+    immediate: bool = False  # @immed / @immediate
+    expect: str = "auto"  # @expect auto|exact|contains|unordered|ignore
+    exit: int | None = 0  # @exit N; None for @exit any
+    timeout: float | None = None  # @timeout, seconds
+    stop_after: float | None = None  # @stop-after, seconds
+    retry: float | None = None  # @retry D, seconds
+    retry_every: float = 2.0  # @retry D every D2
+    masks: tuple[str, ...] = ()  # @mask REGEX, in order
+    optional: bool = False  # from an unknown `@name`: warn and go on if not found
+
+
+@dataclass(frozen=True)
+class Step:
+    """One unit shown, typed, run or checked, with where it came from."""
+
+    kind: Kind
+    loc: SourceLoc
+    text: str
+    visibility: Visibility
+    end_line: int = 0  # last source line of the step (commands span lines)
+    section: str | None = None  # nearest Markdown heading above, for --from
+    expected: Expectation | None = None  # commands only
+    modifiers: Modifiers = field(default_factory=Modifiers)
+    hook_var: str | None = None  # HOOK steps: the X of $DEMO_HOOK_X
+    if_hooks: tuple[str, ...] = ()  # run only if every $DEMO_HOOK_<var> is set
+    called_from: tuple[SourceLoc, ...] = ()  # macro, import and @$SHELL call sites
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A tool named by @requires that must be on PATH."""
+
+    tool: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A parsed workshop: its steps in order, requirements and findings."""
+
+    file: str
+    steps: tuple[Step, ...]
+    requires: tuple[Requirement, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.ERROR)
+
+    @property
+    def commands(self) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if s.kind is Kind.COMMAND)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the session saw when it ran one command."""
+
+    output: str  # as the terminal showed it (decoded; invalid bytes replaced)
+    status: int  # exit status ($?); 130-ish after an interrupt
+    duration: float  # seconds
+    timed_out: bool = False
+    stopped: bool = False  # @stop-after ended it, which counts as success
+    recovery: str | None = None  # "interrupted" | "killed" | "restarted"
+    state_lost: bool = False  # the shell was restarted: variables, cwd gone
+
+
+class Status(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a command did what the workshop says, and if not, why."""
+
+    status: Status
+    message: str = ""  # one line a new user understands
+    details: tuple[str, ...] = ()  # row/column differences or unified diff lines
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASS
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: Step
+    verdict: Verdict
+    outcome: Outcome | None = None  # None when the step did not run
+
+
+@dataclass(frozen=True)
+class FileReport:
+    file: str
+    results: tuple[StepResult, ...]
+    duration: float
+    skipped_reason: str | None = None  # e.g. a missing @requires tool
+
+    def count(self, status: Status) -> int:
+        return sum(1 for r in self.results if r.verdict.status is status)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    files: tuple[FileReport, ...]
+    duration: float
+
+    def count(self, status: Status) -> int:
+        return sum(f.count(status) for f in self.files)
