@@ -162,6 +162,7 @@ class StepResult:
     step: Step
     verdict: Verdict
     outcome: Outcome | None = None  # None when the step did not run
+    index: int = -1  # the step's position in its plan
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ class FileReport:
     results: tuple[StepResult, ...]
     duration: float
     skipped_reason: str | None = None  # e.g. a missing @requires tool
+    plan: Plan | None = None  # the parsed workshop, for reports that show it as it reads
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.verdict.status is status)
