@@ -1,0 +1,118 @@
+"""Project configuration: `demorun.toml` or `[tool.demorun]`, found from a workshop's folder upwards."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError
+from .parse.durations import parse_duration
+
+KEYS = ("timeout", "masks", "volatile-columns", "env", "secrets")
+
+
+@dataclass(frozen=True)
+class Config:
+    """What a project may set for every workshop below it."""
+
+    source: str | None = None  # the file it came from, for messages
+    timeout: float | None = None  # default per-command timeout, seconds
+    masks: tuple[tuple[str, str], ...] = ()  # (name, regex) treated as volatile
+    volatile_columns: tuple[str, ...] = ()  # table columns that accept any value of the same shape
+    env: dict[str, str] = field(default_factory=dict)  # variables set in every session
+    secrets: tuple[str, ...] = ()  # more variable names whose values are masked in artefacts
+
+
+def find_config_file(start: Path) -> tuple[Path, dict] | None:
+    """The nearest file that configures demorun, and its `demorun` table."""
+    folder = start.resolve()
+    for candidate in (folder, *folder.parents):
+        own = candidate / "demorun.toml"
+        if own.is_file():
+            return own, _read_toml(own)
+        project = candidate / "pyproject.toml"
+        if project.is_file():
+            table = _read_toml(project).get("tool", {}).get("demorun")
+            if table is not None:
+                if not isinstance(table, dict):
+                    raise ConfigError(f"{project}: [tool.demorun] must be a table")
+                return project, table
+    return None
+
+
+def load_config(workshop: str | Path) -> Config:
+    """The configuration that applies to `workshop` (a file or a folder); defaults when none."""
+    path = Path(workshop)
+    found = find_config_file(path if path.is_dir() else path.parent)
+    if found is None:
+        return Config()
+    source, table = found
+    return _build(str(source), table)
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _build(source: str, table: dict) -> Config:
+    def bad(key: str, why: str) -> ConfigError:
+        return ConfigError(f"{source}: key {key!r}: {why}")
+
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise bad(unknown[0], f"unknown key (known: {', '.join(KEYS)})")
+
+    timeout = None
+    if "timeout" in table:
+        raw = table["timeout"]
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            raise bad("timeout", f"expected a duration like '90s', got {raw!r}")
+        try:
+            timeout = parse_duration(str(raw))
+        except ValueError as exc:
+            raise bad("timeout", str(exc)) from None
+
+    masks = table.get("masks", {})
+    if not isinstance(masks, dict):
+        raise bad("masks", "expected a table of name = regex")
+    for name, regex in masks.items():
+        if not isinstance(regex, str):
+            raise bad(f"masks.{name}", f"expected a regex string, got {regex!r}")
+        try:
+            re.compile(regex)
+        except re.error as exc:
+            raise bad(f"masks.{name}", f"invalid regex {regex!r}: {exc}") from None
+
+    columns = _string_list(table, "volatile-columns", bad)
+    secrets = _string_list(table, "secrets", bad)
+
+    env = table.get("env", {})
+    if not isinstance(env, dict):
+        raise bad("env", "expected a table of NAME = value")
+    for name, value in env.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise bad(f"env.{name}", "not a valid variable name")
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise bad(f"env.{name}", f"expected a string or number, got {value!r}")
+
+    return Config(
+        source=source,
+        timeout=timeout,
+        masks=tuple(masks.items()),
+        volatile_columns=tuple(columns),
+        env={name: str(value) for name, value in env.items()},
+        secrets=tuple(secrets),
+    )
+
+
+def _string_list(table: dict, key: str, bad) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise bad(key, f"expected a list of strings, got {value!r}")
+    return value
