@@ -1,0 +1,19 @@
+"""Workshops (Markdown or shell) into Plans: every step with its file:line."""
+from __future__ import annotations
+
+from ..model import Plan
+from .builder import build_plan
+from .source import read_source
+
+
+def parse_workshop(path: str, *, no_init: bool = False, home: str | None = None) -> Plan:
+    """The plan of the workshop at `path`; ParseError only when that file cannot be read.
+
+    `home` stands for `~` when looking for the init files `.demoshrc` and `.demoshrc.md`.
+    """
+    return build_plan(path, read_source(path), no_init=no_init, home=home)
+
+
+def parse_text(text: str, file: str, *, no_init: bool = True, home: str | None = None) -> Plan:
+    """The plan of workshop text as if read from `file` (imports resolve next to it)."""
+    return build_plan(file, text, no_init=no_init, home=home)

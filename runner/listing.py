@@ -1,0 +1,124 @@
+"""`demorun list`: every step of a workshop in order, as text or as the JSON of docs/plan-json.md."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from .model import Kind, Modifiers, Plan, SourceLoc, Step
+from .parse import parse_workshop
+
+JSON_VERSION = 1
+_DEFAULT = Modifiers()
+
+
+def _loc(loc: SourceLoc) -> dict:
+    return {"file": loc.file, "line": loc.line}
+
+
+def step_to_json(step: Step, index: int) -> dict:
+    """One step as a JSON object (docs/plan-json.md)."""
+    modifiers = asdict(step.modifiers)
+    modifiers["masks"] = list(step.modifiers.masks)
+    expected = None
+    if step.expected is not None:
+        expected = {"lines": list(step.expected.lines), **_loc(step.expected.loc),
+                    "end_line": step.expected.end_line}
+    return {
+        "index": index,
+        "kind": step.kind.value,
+        **_loc(step.loc),
+        "end_line": step.end_line,
+        "visibility": step.visibility.value,
+        "section": step.section,
+        "text": step.text,
+        "expected": expected,
+        "modifiers": modifiers,
+        "hook_var": step.hook_var,
+        "if_hooks": list(step.if_hooks),
+        "called_from": [_loc(loc) for loc in step.called_from],
+    }
+
+
+def plan_to_json(plan: Plan) -> dict:
+    """The whole plan as the JSON object `demorun list --json` prints."""
+    return {
+        "version": JSON_VERSION,
+        "file": plan.file,
+        "steps": [step_to_json(step, i) for i, step in enumerate(plan.steps)],
+        "requires": [{"tool": r.tool, **_loc(r.loc)} for r in plan.requires],
+        "findings": [{**_loc(f.loc), "severity": f.severity.value, "code": f.code,
+                      "message": f.message} for f in plan.findings],
+    }
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}s"
+
+
+def describe_modifiers(m: Modifiers) -> list[str]:
+    """The per-command directives that differ from the defaults, written as directives."""
+    words = []
+    if m.immediate:
+        words.append("@immed")
+    else:
+        words += ["@nowaitbefore"] * (not m.wait_before) + ["@noshow"] * (not m.show)
+    words += ["@waitafter"] * m.wait_after + ["@notypeout"] * (not m.typeout)
+    if m.expect != _DEFAULT.expect:
+        words.append(f"@expect {m.expect}")
+    if m.exit != _DEFAULT.exit:
+        words.append(f"@exit {'any' if m.exit is None else m.exit}")
+    if m.timeout is not None:
+        words.append(f"@timeout {_seconds(m.timeout)}")
+    if m.stop_after is not None:
+        words.append(f"@stop-after {_seconds(m.stop_after)}")
+    if m.retry is not None:
+        every = f" every {_seconds(m.retry_every)}" if m.retry_every != _DEFAULT.retry_every else ""
+        words.append(f"@retry {_seconds(m.retry)}{every}")
+    words += [f"@mask {mask}" for mask in m.masks]
+    if m.optional:
+        words.append("(unknown name: runs as a command, may be missing)")
+    return words
+
+
+def _span(loc: SourceLoc, end_line: int) -> str:
+    return f"{loc}-{end_line}" if end_line > loc.line else str(loc)
+
+
+def _text_lines(plan: Plan) -> list[str]:
+    out = []
+    for step in plan.steps:
+        first, *rest = step.text.split("\n") if step.text else [""]
+        if step.kind is Kind.HOOK:
+            first = f"{first} ($DEMO_HOOK_{step.hook_var})"
+        more = f"  (+{len(rest)} lines)" if rest else ""
+        out.append(f"{_span(step.loc, step.end_line):<32} {step.kind.value:<8} "
+                   f"{step.visibility.value:<5} {first}{more}".rstrip())
+        pad = " " * 4
+        if step.expected is not None:
+            n = len(step.expected.lines)
+            out.append(f"{pad}expects {n} line{'s' if n != 1 else ''} "
+                       f"at {_span(step.expected.loc, step.expected.end_line)}")
+        if step.kind is Kind.COMMAND and describe_modifiers(step.modifiers):
+            out.append(f"{pad}{' '.join(describe_modifiers(step.modifiers))}")
+        if step.if_hooks:
+            out.append(f"{pad}only if " + " and ".join(f"$DEMO_HOOK_{v}" for v in step.if_hooks)
+                       + (" are set" if len(step.if_hooks) > 1 else " is set"))
+        if step.called_from:
+            out.append(f"{pad}via " + " < ".join(str(loc) for loc in reversed(step.called_from)))
+    if plan.requires:
+        out.append("requires: " + ", ".join(f"{r.tool} ({r.loc})" for r in plan.requires))
+    out += [str(finding) for finding in plan.findings]
+    return out
+
+
+def run_list(file: str, *, as_json: bool, no_init: bool) -> int:
+    """Print the plan of `file`; ParseError when it cannot be read."""
+    plan = parse_workshop(file, no_init=no_init)
+    if as_json:
+        click.echo(json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False))
+    else:
+        for line in _text_lines(plan):
+            click.echo(line)
+    return 0

@@ -1,0 +1,412 @@
+"""Files into one Plan: imports, macros, hooks, init files, visibility and per-command modifiers.
+
+Two passes, as the old tool effectively had: first every file of the workshop
+is read and its macros and hooks are collected (so a macro may be called
+before the import that defines it, and the built-ins apply only where the
+workshop defines none of its own); then the steps are emitted in order with
+everything expanded in place.
+"""
+from __future__ import annotations
+
+import os
+from ..errors import ParseError
+from ..model import (Finding, Kind, Modifiers, Plan, Requirement, Severity, SourceLoc, Step,
+                     Visibility)
+from .directives import BUILTIN_HOOKS, Directive, interpret
+from .items import (BlockItem, CommandItem, CommentItem, DirectiveItem, Item, OutputItem,
+                    ProseItem)
+from .markdown import scan_markdown
+from .shell import split_shell
+from .source import is_markdown, read_source, split_lines
+
+_BUILTIN_MACROS: dict[str, tuple[tuple[Kind, str | None], ...]] = {
+    "wait_clear": ((Kind.WAIT, None), (Kind.CLEAR, None)),
+    "browser_then_terminal": ((Kind.WAIT, None), (Kind.HOOK, "show_browser"), (Kind.WAIT, None),
+                              (Kind.CLEAR, None), (Kind.HOOK, "show_terminal")),
+    "start_livecast": ((Kind.HOOK, "show_slides"), (Kind.WAIT, None), (Kind.CLEAR, None),
+                       (Kind.HOOK, "show_terminal")),
+}
+# As in demosh, the scene-switching built-ins do nothing unless their hooks are set,
+# so a presenter without a livecast setup is not made to press RETURN for nothing.
+_BUILTIN_GUARDS: dict[str, tuple[str, ...]] = {
+    "browser_then_terminal": ("show_browser", "show_terminal"),
+    "start_livecast": ("show_slides", "show_terminal"),
+}
+
+
+def _key(path: str) -> str:
+    """The file's identity for caching and cycle detection."""
+    try:
+        return os.path.realpath(path)
+    except ValueError:
+        return path
+
+
+def _items(text: str, path: str) -> tuple[list[Item], list[Finding]]:
+    lines = split_lines(text)
+    if is_markdown(path):
+        return scan_markdown(lines, path)
+    return split_shell(lines, path), []
+
+
+def _structure(items: list[Item], path: str) -> tuple[list[Item], list[Finding]]:
+    """Gather `@macro`...`@end` and `@ifhook`...`@endif` bodies into blocks."""
+    findings: list[Finding] = []
+    root: list[Item] = []
+    stack: list[tuple[str, str, int, list[Item]]] = []
+
+    def close(kind: str, name: str, line: int, body: list[Item], end_line: int) -> None:
+        (stack[-1][3] if stack else root).append(BlockItem(kind, name, tuple(body), line, end_line))
+
+    for item in items:
+        if isinstance(item, DirectiveItem) and item.name in ("macro", "ifhook"):
+            directive, _ = interpret(item.name, item.args)
+            stack.append((item.name, directive.words[0] if directive else "", item.line, []))
+            continue
+        if isinstance(item, DirectiveItem) and item.name in ("end", "endif"):
+            opener = "macro" if item.name == "end" else "ifhook"
+            if not any(kind == opener for kind, *_ in stack):
+                findings.append(Finding(SourceLoc(path, item.line), Severity.ERROR, "stray-end",
+                                        f"'@{item.name}' without an open '@{opener}'"))
+                continue
+            while stack:
+                kind, name, line, body = stack.pop()
+                if kind == opener:
+                    close(kind, name, line, body, item.line)
+                    break
+                findings.append(_unterminated(path, kind, name, line))
+                close(kind, name, line, body, item.line)
+            continue
+        (stack[-1][3] if stack else root).append(item)
+    while stack:
+        kind, name, line, body = stack.pop()
+        findings.append(_unterminated(path, kind, name, line))
+        close(kind, name, line, body, line)
+    return root, findings
+
+
+def _unterminated(path: str, kind: str, name: str, line: int) -> Finding:
+    end = "@end" if kind == "macro" else "@endif"
+    return Finding(SourceLoc(path, line), Severity.ERROR, f"unterminated-{kind}",
+                   f"'@{kind} {name}' has no '{end}'")
+
+
+def _item_findings(items: list[Item], path: str) -> list[Finding]:
+    """Malformed directives and `##` lines no command owns, wherever they sit."""
+    findings = []
+    for item in items:
+        if isinstance(item, OutputItem):
+            findings.append(Finding(SourceLoc(path, item.line), Severity.WARNING, "orphan-output",
+                                    "'##' lines with no command right above them are shown "
+                                    "but never checked"))
+        elif isinstance(item, DirectiveItem):
+            _, problem = interpret(item.name, item.args)
+            if problem:
+                findings.append(Finding(SourceLoc(path, item.line), Severity.ERROR,
+                                        "malformed-directive", problem))
+    return findings
+
+
+class _Registry:
+    """Macros and hooks in scope: name -> (body, file) and name -> VAR."""
+
+    def __init__(self) -> None:
+        self.macros: dict[str, tuple[tuple[Item, ...], str] | None] = dict.fromkeys(_BUILTIN_MACROS)
+        self.hooks: dict[str, str] = dict(BUILTIN_HOOKS)
+
+    def copy(self) -> _Registry:
+        other = _Registry()
+        other.macros = dict(self.macros)
+        other.hooks = dict(self.hooks)
+        return other
+
+
+class Builder:
+    """Builds the Plan of one workshop; create one per parse."""
+
+    def __init__(self, *, no_init: bool, home: str | None):
+        self.no_init = no_init
+        self.home = home if home is not None else os.path.expanduser("~")
+        self.cache: dict[str, tuple[str, list[Item]] | str] = {}
+        self.findings: list[Finding] = []
+        self.steps: list[Step] = []
+        self.requires: dict[str, Requirement] = {}
+        self.registry = _Registry()
+        self.base = self.registry
+        self.mode = Visibility.HIDE
+        self.skip_forced = 0
+        self.section: str | None = None
+        self.if_hooks: tuple[str, ...] = ()
+        self.called_from: tuple[SourceLoc, ...] = ()
+        self.files: list[tuple[str, str]] = []  # (identity, path as shown) being read
+        self.macro_stack: list[str] = []
+        self.pending: dict[str, object] = {}
+        self.pending_at: SourceLoc | None = None
+
+    # -- reading ------------------------------------------------------------------
+
+    def _load_text(self, path: str, text: str) -> list[Item]:
+        items, findings = _items(text, path)
+        findings += _item_findings(items, path)
+        nodes, more = _structure(items, path)
+        self.findings += findings + more
+        self.cache[_key(path)] = (path, nodes)
+        return nodes
+
+    def _load(self, path: str) -> list[Item] | str:
+        """The items of `path`, or why it cannot be read (cached either way)."""
+        cached = self.cache.get(_key(path))
+        if isinstance(cached, tuple):
+            return cached[1]
+        if isinstance(cached, str):
+            return cached
+        try:
+            return self._load_text(path, read_source(path))
+        except ParseError as exc:
+            self.cache[_key(path)] = exc.message
+            return exc.message
+
+    def _resolve(self, target: str, importer: str) -> tuple[str | None, str]:
+        wanted = os.path.expanduser(target)
+        here = os.path.normpath(os.path.join(os.path.dirname(importer), wanted))
+        if os.path.exists(here):
+            return here, ""
+        if os.path.exists(wanted):
+            return os.path.normpath(wanted), ""
+        places = repr(here) if here == os.path.normpath(wanted) else \
+            f"{here!r} or {wanted!r} in the working directory"
+        return None, f"no such file (looked for {places})"
+
+    def _collect(self, nodes: list[Item] | tuple[Item, ...], path: str, registry: _Registry,
+                 seen: set[str]) -> None:
+        """Pass 1: macro and hook definitions, following imports."""
+        for node in nodes:
+            if isinstance(node, BlockItem):
+                if node.kind == "macro" and node.name:
+                    registry.macros[node.name] = (node.body, path)
+                    if node.name in BUILTIN_HOOKS:
+                        registry.hooks.pop(node.name, None)
+                self._collect(node.body, path, registry, seen)
+            elif isinstance(node, DirectiveItem) and node.name in ("hook", "import"):
+                directive, _ = interpret(node.name, node.args)
+                if directive is None:
+                    continue
+                if directive.kind == "hook":
+                    name, var = directive.words
+                    registry.hooks[name] = var
+                    if name in _BUILTIN_MACROS:
+                        registry.macros.pop(name, None)
+                    continue
+                target, _ = self._resolve(directive.words[0], path)
+                if target is None or _key(target) in seen:
+                    continue
+                loaded = self._load(target)
+                if isinstance(loaded, list):
+                    seen.add(_key(target))
+                    self._collect(loaded, target, registry, seen)
+
+    # -- emitting -------------------------------------------------------------------
+
+    def _visibility(self) -> Visibility:
+        return Visibility.SKIP if self.skip_forced else self.mode
+
+    def _step(self, kind: Kind, loc: SourceLoc, text: str, end_line: int = 0, **extra) -> None:
+        self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
+                               self.section, if_hooks=self.if_hooks,
+                               called_from=self.called_from, **extra))
+
+    def _finding(self, loc: SourceLoc, severity: Severity, code: str, message: str) -> None:
+        self.findings.append(Finding(loc, severity, code, message))
+
+    def _modifiers(self, **forced) -> Modifiers:
+        changes = dict(self.pending)
+        changes.update(forced)
+        self.pending = {}
+        self.pending_at = None
+        return Modifiers(**changes)
+
+    def _emit(self, nodes: list[Item] | tuple[Item, ...], path: str) -> None:
+        for node in nodes:
+            loc = SourceLoc(path, node.line)
+            if isinstance(node, ProseItem):
+                if node.heading is not None:
+                    self.section = node.heading
+                self._step(Kind.PROSE, loc, node.text, node.end_line)
+            elif isinstance(node, CommentItem):
+                self._step(Kind.COMMENT, loc, node.text, node.end_line)
+            elif isinstance(node, OutputItem):
+                self._step(Kind.COMMENT, loc, "\n".join(node.lines), node.end_line)
+            elif isinstance(node, CommandItem):
+                self._command(node, loc)
+            elif isinstance(node, DirectiveItem):
+                directive, _ = interpret(node.name, node.args)
+                if directive is not None:
+                    self._directive(directive, loc, node.end_line, path)
+            elif isinstance(node, BlockItem) and node.kind == "ifhook":
+                self._ifhook(node, loc, path)
+
+    def _command(self, node: CommandItem, loc: SourceLoc) -> None:
+        word = node.text.strip()
+        if word in self.registry.macros:
+            self._call(word, loc)
+        elif word in self.registry.hooks:
+            self._step(Kind.HOOK, loc, word, hook_var=self.registry.hooks[word])
+        else:
+            self._step(Kind.COMMAND, loc, node.text, node.end_line, expected=node.expected,
+                       modifiers=self._modifiers())
+
+    def _directive(self, d: Directive, loc: SourceLoc, end_line: int, path: str) -> None:
+        kind = d.kind
+        if kind == "mode":
+            if d.mode is Visibility.SHOW or self.mode is not Visibility.SKIP:
+                self.mode = d.mode
+        elif kind == "wait":
+            self._step(Kind.WAIT, loc, "")
+        elif kind == "clear":
+            self._step(Kind.CLEAR, loc, "")
+        elif kind == "print":
+            self._step(Kind.PRINT, loc, d.args, end_line)
+        elif kind == "modifier":
+            for field, value in d.changes:
+                if field == "masks":
+                    value = tuple(self.pending.get("masks", ())) + (value,)
+                self.pending[field] = value
+            self.pending_at = self.pending_at or loc
+        elif kind in ("import", "shell"):
+            self._include(d, loc, path)
+        elif kind == "requires":
+            for tool in d.words:
+                self.requires.setdefault(tool, Requirement(tool, loc))
+        elif kind == "call":
+            self._call(d.name, loc, d.args)
+
+    def _call(self, name: str, loc: SourceLoc, args: str = "") -> None:
+        if name in self.registry.macros:
+            self._macro(name, loc)
+        elif name in self.registry.hooks:
+            self._step(Kind.HOOK, loc, name, hook_var=self.registry.hooks[name])
+        else:
+            text = f"{name} {args}".strip()
+            self._step(Kind.COMMAND, loc, text, modifiers=self._modifiers(
+                immediate=True, show=False, wait_before=False, optional=True))
+
+    def _macro(self, name: str, loc: SourceLoc) -> None:
+        if name in self.macro_stack:
+            chain = " -> ".join(self.macro_stack[self.macro_stack.index(name):] + [name])
+            self._finding(loc, Severity.ERROR, "recursive-macro",
+                          f"macro {name!r} calls itself ({chain})")
+            return
+        saved = (self.mode, self.section, self.called_from)
+        self.called_from += (loc,)
+        self.macro_stack.append(name)
+        definition = self.registry.macros[name]
+        if definition is None:
+            guards = self.if_hooks
+            self.if_hooks += tuple(self._builtin_hook_var(h) for h in _BUILTIN_GUARDS.get(name, ()))
+            for kind, hook in _BUILTIN_MACROS[name]:
+                if kind is Kind.HOOK:
+                    self._step(kind, loc, hook, hook_var=self._builtin_hook_var(hook))
+                else:
+                    self._step(kind, loc, "")
+            self.if_hooks = guards
+        else:
+            body, path = definition
+            self._emit(body, path)
+        self.macro_stack.pop()
+        self.mode, self.section, self.called_from = saved
+
+    def _builtin_hook_var(self, hook: str) -> str:
+        """The variable of a hook a built-in macro uses: the workshop's own, else the default."""
+        return self.registry.hooks.get(hook, BUILTIN_HOOKS[hook])
+
+    def _ifhook(self, node: BlockItem, loc: SourceLoc, path: str) -> None:
+        var = self.registry.hooks.get(node.name)
+        saved = self.if_hooks
+        if var is None:
+            self._finding(loc, Severity.WARNING, "undefined-hook",
+                          f"'@ifhook {node.name}': no hook {node.name!r} is defined, "
+                          "so its body never runs")
+            self.skip_forced += 1
+        else:
+            self.if_hooks += (var,)
+        self._emit(node.body, path)
+        self.if_hooks = saved
+        if var is None:
+            self.skip_forced -= 1
+
+    def _include(self, d: Directive, loc: SourceLoc, path: str) -> None:
+        """`@import` (same scope, same mode) or `@$SHELL` (own scope, starts hidden)."""
+        what = "import" if d.kind == "import" else "run"
+        target, problem = self._resolve(d.words[0], path)
+        if target is None:
+            self._finding(loc, Severity.ERROR, "missing-import",
+                          f"cannot {what} {d.words[0]!r}: {problem}")
+            return
+        real = _key(target)
+        keys = [key for key, _ in self.files]
+        if real in keys:
+            chain = " -> ".join([shown for _, shown in self.files[keys.index(real):]] + [target])
+            self._finding(loc, Severity.ERROR, "import-cycle",
+                          f"{what} cycle: {d.words[0]!r} is already being read ({chain})")
+            return
+        nodes = self._load(target)
+        if isinstance(nodes, str):
+            self._finding(loc, Severity.ERROR, "unreadable-import",
+                          f"cannot {what} {d.words[0]!r}: {nodes}")
+            return
+        saved = (self.mode, self.section, self.called_from, self.registry)
+        saved_pending = self.pending, self.pending_at
+        self.called_from += (loc,)
+        if d.kind == "shell":
+            self.registry = self.base.copy()
+            self._collect(nodes, target, self.registry, {real})
+            self.mode = Visibility.HIDE
+            self.pending, self.pending_at = {}, None
+        self._run_file(nodes, target)
+        self.mode, self.section, self.called_from, self.registry = saved
+        if d.kind == "shell":
+            self.pending, self.pending_at = saved_pending
+
+    def _run_file(self, nodes: list[Item], path: str) -> None:
+        self.files.append((_key(path), path))
+        self._emit(nodes, path)
+        self.files.pop()
+
+    # -- the whole workshop ---------------------------------------------------------
+
+    def _init_files(self) -> list[tuple[str, list[Item]]]:
+        found = []
+        for name in (".demoshrc", ".demoshrc.md"):
+            path = os.path.join(self.home, name)
+            if not os.path.isfile(path):
+                continue
+            nodes = self._load(path)
+            if isinstance(nodes, str):
+                self._finding(SourceLoc(path, 1), Severity.ERROR, "unreadable-init",
+                              f"init file skipped: {nodes}")
+            else:
+                found.append((path, nodes))
+        return found
+
+    def build(self, path: str, text: str) -> Plan:
+        nodes = self._load_text(path, text)
+        inits = [] if self.no_init else self._init_files()
+        for init_path, init_nodes in inits:
+            self._collect(init_nodes, init_path, self.registry, {_key(init_path)})
+        self.base = self.registry.copy()
+        self._collect(nodes, path, self.registry, {_key(path)})
+        for init_path, init_nodes in inits:
+            self.mode = Visibility.HIDE
+            self._run_file(init_nodes, init_path)
+        self.mode, self.section, self.pending = Visibility.HIDE, None, {}
+        self._run_file(nodes, path)
+        if self.pending and self.pending_at is not None:
+            names = ", ".join(sorted(self.pending))
+            self._finding(self.pending_at, Severity.WARNING, "dangling-modifier",
+                          f"per-command directive ({names}) is followed by no command")
+        findings = sorted(set(self.findings), key=lambda f: (f.loc, f.code, f.message))
+        return Plan(path, tuple(self.steps), tuple(self.requires.values()), tuple(findings))
+
+
+def build_plan(path: str, text: str, *, no_init: bool, home: str | None) -> Plan:
+    return Builder(no_init=no_init, home=home).build(path, text)

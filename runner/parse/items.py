@@ -1,0 +1,69 @@
+"""What the Markdown and shell readers hand the plan builder: one file's pieces, with lines."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Expectation
+
+
+@dataclass(frozen=True)
+class ProseItem:
+    """Markdown outside runnable fences; `heading` is set when the chunk opens with one."""
+
+    text: str
+    line: int
+    end_line: int
+    heading: str | None = None
+
+
+@dataclass(frozen=True)
+class CommentItem:
+    """Consecutive `#` commentary lines of a script or fence, without the `# `."""
+
+    text: str
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class OutputItem:
+    """`##` lines that no command owns: shown, never checked."""
+
+    lines: tuple[str, ...]
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class CommandItem:
+    """One complete command as bash reads it, with the `##` block right under it."""
+
+    text: str
+    line: int
+    end_line: int
+    expected: Expectation | None = None
+    complete: bool = True  # False when the fence or file ended inside it
+
+
+@dataclass(frozen=True)
+class DirectiveItem:
+    """`<!-- @name args -->` or `#@name args`; `args` is the rest of the text, as written."""
+
+    name: str
+    args: str
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class BlockItem:
+    """A `@macro name` ... `@end` or `@ifhook name` ... `@endif` block, body already read."""
+
+    kind: str  # "macro" or "ifhook"
+    name: str
+    body: tuple[Item, ...]
+    line: int
+    end_line: int
+
+
+Item = ProseItem | CommentItem | OutputItem | CommandItem | DirectiveItem | BlockItem

@@ -1,0 +1,449 @@
+"""Enough of bash's reader to tell where a command ends: quotes, heredocs, compounds.
+
+`BashReader` takes a command one line at a time and says whether what it has
+read so far is complete, the way an interactive bash decides between running
+the input and printing its continuation prompt. It never executes anything
+and never raises: text bash would reject just ends up incomplete or marked
+unbalanced, and bash itself gives the verdict later (`bash_syntax`).
+"""
+from __future__ import annotations
+
+import re
+
+_BLANK = " \t"
+_PLAIN_RUN = re.compile(r"[^ \t|&;()<>'\"\\`$#=]+")
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_CLOSERS = frozenset({"fi", "done", "esac", "}"})
+_OPEN_NAMES = {"'": "quote '", '"': 'quote "', "$'": "quote $'", "`": "backquote", "${": "${",
+               "$((": "$((", "((": "((", "xglob": "pattern ("}
+
+
+class _Cmd:
+    """A level where words and operators are read: the top, `( )`, `$( )`, `<( )`, arrays."""
+
+    __slots__ = ("closer", "array", "struct", "word", "plain", "raw", "cmdpos", "expect",
+                 "cmdname", "fdef", "case_pattern", "case_state", "dbracket", "dbdepth",
+                 "after_for", "strip")
+
+    kind = "cmd"
+
+    def __init__(self, closer: str | None = None, array: bool = False, fdef: bool = False):
+        self.closer = closer
+        self.array = array
+        self.fdef = fdef
+        self.struct: list[str] = []  # reserved words still owed: fi, done, esac, }
+        self.word: str | None = None  # the word being read (plain text only)
+        self.plain = True  # no quotes or expansions in it: could be a reserved word
+        self.raw: list[str] = []  # the heredoc delimiter as written
+        self.cmdpos = not array  # the next word would be a command name
+        self.expect: str | None = None  # "heredoc", "redir", "fname" or None
+        self.cmdname = False  # the last word was a command name (for `name ()`)
+        self.case_pattern = False
+        self.case_state = 0  # 1 after `case`, 2 after its word, until `in`
+        self.dbracket = False  # inside [[ ]]
+        self.dbdepth = 0
+        self.after_for = False
+        self.strip = False  # the pending heredoc is <<-
+
+
+class _Str:
+    """A quoted or expansion level: ', ", $', `, ${, $(( or ((."""
+
+    __slots__ = ("kind", "depth")
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.depth = 0
+
+
+class BashReader:
+    """Reads lines of one command; `complete` says whether bash would run it now."""
+
+    def __init__(self) -> None:
+        self.levels: list = [_Cmd()]
+        self.pending: list[tuple[str, bool]] = []  # heredocs announced, body not started
+        self.bodies: list[tuple[str, bool]] = []  # heredocs whose body is being read
+        self.backslash = False  # the line ended in backslash-newline
+        self.op_pending = False  # the last token was | && || and a command must follow
+        self.need_body = False  # `name ()` or `function name` with no body yet
+        self.unbalanced = False  # a closer with nothing to close (`}`, `fi`, `)`...)
+
+    @property
+    def complete(self) -> bool:
+        top = self.levels[0]
+        return (len(self.levels) == 1 and not top.struct and not self.pending
+                and not self.bodies and not self.backslash and not self.op_pending
+                and not self.need_body
+                and not top.dbracket and top.expect != "heredoc")
+
+    def why_incomplete(self) -> str:
+        """What is still open, in words, for messages about a command cut short."""
+        if self.bodies or self.pending:
+            delim = (self.bodies or self.pending)[0][0]
+            return f"here-document never ends (wanted {delim!r})"
+        for level in reversed(self.levels):
+            if isinstance(level, _Str):
+                return f"unclosed {_OPEN_NAMES[level.kind]}"
+            if level.struct:
+                return f"missing {level.struct[-1]!r}"
+            if level.closer:
+                return "missing ')'"
+        if self.backslash or self.op_pending or self.need_body:
+            return "the command goes on past the end"
+        return ""
+
+    def feed(self, line: str) -> None:
+        """Read one line (without its newline)."""
+        if self.bodies:
+            delim, strip = self.bodies[0]
+            if (line.lstrip("\t") if strip else line) == delim:
+                self.bodies.pop(0)
+            return
+        self.backslash = False
+        i, n = 0, len(line)
+        while i < n:
+            level = self.levels[-1]
+            if level.kind == "cmd":
+                i = self._cmd(level, line, i)
+            else:
+                i = self._str(level, line, i)
+        if not self.backslash:
+            self._newline()
+
+    # -- word-level helpers ---------------------------------------------------
+
+    def _start_word(self, level: _Cmd) -> None:
+        if level.word is None:
+            level.word = ""
+            level.plain = True
+            self.need_body = False
+            self.op_pending = False
+
+    def _end_word(self, level: _Cmd) -> None:
+        word = level.word
+        if word is None:
+            return
+        level.word = None
+        if level.expect == "heredoc":
+            delim = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", "".join(level.raw))
+            level.raw = []
+            self.pending.append((delim, level.strip))
+            level.expect = None
+            return
+        if level.expect == "redir":
+            level.expect = None
+            return
+        if level.expect == "fname":
+            level.expect = None
+            level.cmdpos = True
+            level.cmdname = True
+            self.need_body = True
+            return
+        if level.array:
+            return
+        plain = level.plain
+        if level.dbracket:
+            if plain and word == "]]":
+                level.dbracket = False
+                level.cmdpos = False
+            return
+        if level.case_pattern:
+            if plain and word == "esac":
+                self._close(level, "esac")
+                level.case_pattern = False
+            return
+        if level.case_state:
+            if level.case_state == 1:
+                level.case_state = 2
+            elif plain and word == "in":
+                level.case_state = 0
+                level.case_pattern = True
+            return
+        was_cmdpos = level.cmdpos
+        level.cmdpos = False
+        level.cmdname = False
+        level.after_for = False
+        if not (was_cmdpos and plain):
+            return
+        if word in ("if", "while", "until"):
+            level.struct.append("fi" if word == "if" else "done")
+            level.cmdpos = True
+        elif word in ("then", "else", "elif", "do", "!", "time"):
+            level.cmdpos = True
+        elif word in ("for", "select"):
+            level.struct.append("done")
+            level.after_for = True
+        elif word == "case":
+            level.struct.append("esac")
+            level.case_state = 1
+        elif word == "{":
+            level.struct.append("}")
+            level.cmdpos = True
+        elif word in _CLOSERS:
+            self._close(level, word)
+        elif word == "[[":
+            level.dbracket = True
+            level.dbdepth = 0
+        elif word == "function":
+            level.expect = "fname"
+        elif not _ASSIGN.match(word):
+            level.cmdname = bool(_NAME.match(word)) or "-" in word or ":" in word
+        else:
+            level.cmdpos = True
+
+    def _close(self, level: _Cmd, word: str) -> None:
+        if level.struct and level.struct[-1] == word:
+            level.struct.pop()
+        else:
+            self.unbalanced = True
+
+    def _operator(self, level: _Cmd, continues: bool) -> None:
+        """After `;`, `&`, `|`, `&&`, `||`: a new command starts."""
+        self._end_word(level)
+        level.cmdpos = True
+        level.cmdname = False
+        level.after_for = False
+        self.need_body = False
+        self.op_pending = continues
+
+    # -- levels -----------------------------------------------------------------
+
+    def _cmd(self, level: _Cmd, line: str, i: int) -> int:
+        c = line[i]
+        n = len(line)
+        if c in _BLANK:
+            self._end_word(level)
+            return i + 1
+        if c == "#" and level.word is None:
+            self._end_word(level)
+            return n
+        if level.expect == "heredoc" and level.word is None:
+            level.raw = []
+        if c == "\\":
+            self._start_word(level)
+            level.plain = False
+            if i + 1 >= n:
+                self.backslash = True
+                return n
+            if level.expect == "heredoc":
+                level.raw.append(line[i:i + 2])
+            return i + 2
+        if c in "'\"`":
+            self._start_word(level)
+            level.plain = False
+            if level.expect == "heredoc":
+                j = line.find(c, i + 1) if c != "`" else -1
+                if j > 0:
+                    level.raw.append(line[i:j + 1])
+                    return j + 1
+            self._push(_Str(c))
+            return i + 1
+        if c == "$":
+            self._start_word(level)
+            level.plain = False
+            nxt = line[i + 1:i + 3]
+            if nxt.startswith("'"):
+                self._push(_Str("$'"))
+                return i + 2
+            if nxt.startswith('"'):
+                self._push(_Str('"'))
+                return i + 2
+            if nxt == "((":
+                self._push(_Str("$(("))
+                return i + 3
+            if nxt.startswith("("):
+                self._push(_Cmd(")"))
+                return i + 2
+            if nxt.startswith("{"):
+                self._push(_Str("${"))
+                return i + 2
+            return i + 1
+        if c in "<>" and line[i + 1:i + 2] == "(":
+            self._start_word(level)
+            level.plain = False
+            self._push(_Cmd(")"))
+            return i + 2
+        if c in "<>":
+            return self._redirect(level, line, i)
+        if c == "|":
+            if level.dbracket or level.case_pattern:
+                self._end_word(level)
+                return i + 1
+            two = line[i:i + 2]
+            self._operator(level, True)
+            return i + 2 if two in ("||", "|&") else i + 1
+        if c == "&":
+            two = line[i:i + 2]
+            if two == "&&":
+                self._operator(level, True)
+                return i + 2
+            if two == "&>":
+                self._end_word(level)
+                level.expect = "redir"
+                return i + 3 if line[i:i + 3] == "&>>" else i + 2
+            self._operator(level, False)
+            return i + 1
+        if c == ";":
+            three = line[i:i + 3]
+            width = 3 if three == ";;&" else 2 if three[:2] in (";;", ";&") else 1
+            self._operator(level, False)
+            if width > 1 and level.struct and level.struct[-1] == "esac":
+                level.case_pattern = True
+            return i + width
+        if c == "(":
+            return self._open_paren(level, line, i)
+        if c == ")":
+            return self._close_paren(level, i)
+        if c == "=" and line[i + 1:i + 2] == "(" and level.word is not None \
+                and _ASSIGN.match(level.word + "="):
+            level.word += "="
+            level.plain = False
+            self._push(_Cmd(")", array=True))
+            return i + 2
+        self._start_word(level)
+        m = _PLAIN_RUN.match(line, i)
+        j = m.end() if m else i + 1
+        if level.expect == "heredoc":
+            level.raw.append(line[i:j])
+        level.word += line[i:j]
+        return j
+
+    def _redirect(self, level: _Cmd, line: str, i: int) -> int:
+        self._end_word(level)
+        if level.dbracket:
+            return i + 1
+        self.need_body = False
+        self.op_pending = False
+        if line.startswith("<<<", i):
+            level.expect = "redir"
+            return i + 3
+        if line.startswith("<<", i):
+            level.expect = "heredoc"
+            level.raw = []
+            level.strip = line.startswith("<<-", i)
+            return i + 3 if level.strip else i + 2
+        level.expect = "redir"
+        for op in (">>", ">&", ">|", "<&", "<>"):
+            if line.startswith(op, i):
+                return i + 2
+        return i + 1
+
+    def _open_paren(self, level: _Cmd, line: str, i: int) -> int:
+        if level.word is not None and level.word[-1:] in ("@", "!", "?", "*", "+"):
+            level.plain = False
+            self._push(_Str("xglob"))
+            return i + 1
+        self._end_word(level)
+        self.op_pending = False
+        self.need_body = False
+        if level.dbracket:
+            level.dbdepth += 1
+            return i + 1
+        if level.case_pattern:
+            return i + 1
+        if line[i + 1:i + 2] == "(" and (level.cmdpos or level.after_for):
+            self._push(_Str("(("))
+            return i + 2
+        fdef = level.cmdname
+        level.cmdname = False
+        self._push(_Cmd(")", fdef=fdef))
+        return i + 1
+
+    def _close_paren(self, level: _Cmd, i: int) -> int:
+        self._end_word(level)
+        if level.dbracket and level.dbdepth > 0:
+            level.dbdepth -= 1
+            return i + 1
+        if level.case_pattern:
+            level.case_pattern = False
+            level.cmdpos = True
+            return i + 1
+        if level.closer == ")":
+            self.levels.pop()
+            outer = self.levels[-1]
+            if level.fdef:
+                outer.cmdpos = True
+                self.need_body = True
+            elif outer.kind == "cmd" and outer.word is None:
+                outer.cmdpos = False
+            return i + 1
+        self.unbalanced = True
+        return i + 1
+
+    def _push(self, level) -> None:
+        self.levels.append(level)
+
+    def _str(self, level: _Str, line: str, i: int) -> int:
+        kind = level.kind
+        n = len(line)
+        if kind == "'":
+            j = line.find("'", i)
+            if j < 0:
+                return n
+            self.levels.pop()
+            return j + 1
+        c = line[i]
+        if c == "\\":
+            if i + 1 >= n and kind in ('"', "${", "$((", "(("):
+                self.backslash = True
+            return i + 2
+        if kind in ("$'", "`"):
+            if c == kind[-1]:
+                self.levels.pop()
+            return i + 1
+        if c == "`":
+            self._push(_Str("`"))
+            return i + 1
+        if c == "$":
+            nxt = line[i + 1:i + 3]
+            if nxt == "((":
+                self._push(_Str("$(("))
+                return i + 3
+            if nxt.startswith("("):
+                self._push(_Cmd(")"))
+                return i + 2
+            if nxt.startswith("{"):
+                self._push(_Str("${"))
+                return i + 2
+            return i + 1
+        if kind == '"':
+            if c == '"':
+                self.levels.pop()
+            return i + 1
+        if kind == "${":
+            if c == "}":
+                self.levels.pop()
+            elif c == '"':
+                self._push(_Str('"'))
+            elif c == "'" and not self._inside_double_quotes():
+                self._push(_Str("'"))
+            return i + 1
+        if c == "(":
+            level.depth += 1
+        elif c == ")":
+            if level.depth:
+                level.depth -= 1
+            elif kind == "xglob":
+                self.levels.pop()
+            elif line[i + 1:i + 2] == ")":
+                self.levels.pop()
+                return i + 2
+        return i + 1
+
+    def _inside_double_quotes(self) -> bool:
+        return any(isinstance(lv, _Str) and lv.kind == '"' for lv in self.levels[:-1])
+
+    def _newline(self) -> None:
+        level = self.levels[-1]
+        if level.kind != "cmd":
+            return
+        self._end_word(level)
+        if self.pending:
+            self.bodies.extend(self.pending)
+            self.pending = []
+        if level.dbracket:
+            return
+        if not self.need_body and not level.case_state and level.expect is None:
+            level.cmdpos = not level.array
+            level.cmdname = False

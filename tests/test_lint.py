@@ -1,0 +1,154 @@
+"""`demorun lint`: findings with file:line and severity, exit 0/1/2, and bad input in one line."""
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from runner.cli import main
+
+FINDING = re.compile(r"(?P<file>.+):(?P<line>\d+): (?P<severity>error|warning): .+ \[(?P<code>[a-z-]+)\]")
+
+
+def lint(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, ["lint", *args], env=env, catch_exceptions=False)
+
+
+def write(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return str(path)
+
+
+def findings(result) -> list[tuple[str, int, str, str]]:
+    found = []
+    for line in result.stdout.splitlines()[:-1]:
+        m = FINDING.fullmatch(line)
+        assert m, line
+        found.append((m["file"], int(m["line"]), m["severity"], m["code"]))
+    return found
+
+
+def test_a_clean_workshop(tmp_path):
+    path = write(tmp_path, "ok.md", """
+        <!-- @SHOW -->
+        ```bash
+        echo hello
+        ## hello
+        ```
+    """)
+    result = lint("--no-init", path)
+    assert (result.exit_code, result.stdout) == (0, "no problems in 1 file\n")
+
+
+def test_warnings_alone_exit_zero(tmp_path):
+    path = write(tmp_path, "warn.md", """
+        ```bash
+        ## nobody owns this
+        ```
+    """)
+    result = lint("--no-init", path)
+    assert result.exit_code == 0
+    assert findings(result) == [(path, 1 + 1, "warning", "orphan-output")]
+    assert result.stdout.splitlines()[-1] == "0 errors, 1 warning in 1 file"
+
+
+def test_errors_exit_one_and_point_at_the_line_bash_complains_about(tmp_path):
+    path = write(tmp_path, "bad.md", """
+        Intro.
+
+        ```bash
+        for x in 1 2; do
+          echo (
+        done
+        ```
+        <!-- @exit maybe -->
+    """)
+    result = lint("--no-init", path)
+    assert result.exit_code == 1
+    assert findings(result) == [(path, 5, "error", "bash-syntax"),
+                                (path, 8, "error", "malformed-directive")]
+    assert "unexpected token" in result.stdout
+
+
+def test_unknown_names_warn_only_when_no_such_command_exists(tmp_path):
+    path = write(tmp_path, "names.md", """
+        <!-- @true -->
+        <!-- @no_such_tool_for_demorun_tests -->
+        <!-- @show -->
+    """)
+    result = lint("--no-init", path)
+    assert result.exit_code == 0
+    assert [(line, code) for _, line, _, code in findings(result)] == [
+        (2, "undefined-macro"), (3, "undefined-macro")]
+    assert "did you mean '@SHOW'?" in result.stdout
+
+
+def test_init_files_define_names_unless_no_init(tmp_path):
+    home = tmp_path / "home"
+    write(home, ".demoshrc", "#@hook show_notes NOTES\n")
+    path = write(tmp_path, "w.md", "<!-- @show_notes -->\n")
+    assert lint(path, env={"HOME": str(home)}).exit_code == 0
+    assert "no problems" in lint(path, env={"HOME": str(home)}).stdout
+    assert "undefined-macro" in lint("--no-init", path, env={"HOME": str(home)}).stdout
+
+
+def test_a_folder_lints_markdown_with_runnable_fences_and_shell_scripts(tmp_path):
+    write(tmp_path, "guide.md", "```bash\necho (\n```\n")
+    write(tmp_path, "notes.md", "```yaml\nnot: [a workshop\n```\n")
+    write(tmp_path, "sub/setup.sh", "if true; then\n")
+    write(tmp_path, ".hidden/skip.sh", "echo (\n")
+    result = lint("--no-init", str(tmp_path))
+    assert result.exit_code == 1
+    files = {Path(f).name for f, *_ in findings(result)}
+    assert files == {"guide.md", "setup.sh"}
+    assert result.stdout.splitlines()[-1].endswith("in 2 files")
+
+
+def test_shared_imports_are_reported_once(tmp_path):
+    write(tmp_path, "tools.sh", "echo (\n")
+    write(tmp_path, "a.md", "<!-- @import tools.sh -->\n```bash\necho a\n```\n")
+    write(tmp_path, "b.md", "<!-- @import tools.sh -->\n```bash\necho b\n```\n")
+    result = lint("--no-init", str(tmp_path))
+    assert [(Path(f).name, code) for f, _, _, code in findings(result)] == [
+        ("tools.sh", "bash-syntax")]
+
+
+def test_missing_and_unreadable_imports_are_errors(tmp_path):
+    write(tmp_path, "blob.sh", "")
+    (tmp_path / "blob.sh").write_bytes(b"\x00binary")
+    path = write(tmp_path, "w.md", "<!-- @import gone.sh -->\n<!-- @import blob.sh -->\n")
+    result = lint("--no-init", path)
+    assert result.exit_code == 1
+    assert [(line, code) for _, line, _, code in findings(result)] == [
+        (1, "missing-import"), (2, "unreadable-import")]
+
+
+def test_an_unreadable_file_found_in_a_folder_is_a_finding(tmp_path):
+    (tmp_path / "blob.sh").write_bytes(b"\x00\x01")
+    write(tmp_path, "ok.sh", "echo ok\n")
+    result = lint("--no-init", str(tmp_path))
+    assert result.exit_code == 1
+    assert [(Path(f).name, code) for f, _, _, code in findings(result)] == [("blob.sh", "unreadable")]
+
+
+@pytest.mark.parametrize("make, fragment", [
+    (lambda d: str(d / "absent.md"), "no such file"),
+    (lambda d: str(d), "no workshops in"),
+    (lambda d: (d / "x.md").write_bytes(b"\x00\xff") and str(d / "x.md"), "binary"),
+    (lambda d: (d / "y.md").write_bytes(b"ok\n\xff\n") and str(d / "y.md"), "y.md:2: "),
+])
+def test_bad_input_is_one_line_and_exit_two(tmp_path, make, fragment):
+    result = lint("--no-init", make(tmp_path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("demorun: ") and fragment in line
+
+
+def test_no_paths_is_a_usage_error():
+    assert lint().exit_code == 2

@@ -1,0 +1,107 @@
+"""bash's own verdict on commands: batched in one process, never executing anything."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from runner.parse import bash_syntax
+from runner.parse.bash_syntax import check_syntax, check_syntax_located
+
+ACCEPTED = [
+    "echo hi",
+    "cat <<EOF\nbody } fi\nEOF",
+    "exit 3",
+    "alias k=kubectl",
+    "k get pods",
+    "case $x in a) echo a;; (b) echo b;; esac",
+    "sleep 1 &",
+    "echo '}' \"}\" fi",
+    "echo trailing \\",
+    "f() {\n  echo body\n}",
+    "rm -f !(keep)",
+    "x=(a\nb)",
+    "echo ok # } comment",
+]
+
+REJECTED = [
+    ("echo (", "unexpected token"),
+    ("if true; then\n  echo no fi", "missing 'fi'"),
+    ("echo 'open", "unclosed quote"),
+    ("cat <<EOF\nno end", "here-document never ends"),
+    ("}", "unexpected token `}'"),
+    ("for x in; do ) done", "unexpected token `)'"),
+    ("k3d cluster delete <<name>>", "unexpected token `newline'"),
+]
+
+
+def test_bash_accepts_valid_commands():
+    assert check_syntax(ACCEPTED) == [None] * len(ACCEPTED)
+
+
+@pytest.mark.parametrize("command, fragment", REJECTED)
+def test_bash_rejects_and_says_why(command, fragment):
+    (message,) = check_syntax([command])
+    assert message is not None and fragment in message
+
+
+def test_the_line_of_the_error_within_the_command():
+    (problem,) = check_syntax_located(["echo one\necho two\necho (three\necho four"])
+    assert problem.line == 3
+
+
+def test_results_keep_their_order_in_a_mixed_batch():
+    commands = ["echo ok", "echo (", "echo fine", "fi", "true"]
+    assert [m is None for m in check_syntax(commands)] == [True, False, True, False, True]
+
+
+def test_one_bash_process_for_the_whole_batch(monkeypatch):
+    calls = []
+    real_run = subprocess.run
+
+    def counting_run(*args, **kwargs):
+        calls.append(args[0])
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counting_run)
+    check_syntax(ACCEPTED + [c for c, _ in REJECTED])
+    assert len(calls) == 1
+
+
+ESCAPES = [
+    "}\nfi\ntouch MARKER\nif false; then {",
+    "echo x; }; fi; touch MARKER; if false; then { :",
+    ")\ntouch MARKER\n(",
+    "done\ntouch MARKER",
+    "touch MARKER",
+    "$(touch MARKER)",
+    "cat <<EOF\n$(touch MARKER)\nEOF",
+]
+
+
+@pytest.fixture
+def unguarded(monkeypatch):
+    """The checker without its last-resort guards (restricted shell, empty PATH)."""
+    script = bash_syntax._SCRIPT.replace("set -r\n", "").replace(
+        "PATH=/nonexistent-demorun-path\n", "")
+    monkeypatch.setattr(bash_syntax, "_SCRIPT", script)
+    return script
+
+
+def test_the_unguarded_checker_would_run_a_bare_command(tmp_path, unguarded):
+    marker = tmp_path / "ran"
+    feed = f"fast\0touch {marker}\0".encode()
+    subprocess.run(["bash", "--norc", "--noprofile", "-c", unguarded], input=feed,
+                   capture_output=True, check=False)
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("escape", ESCAPES)
+def test_checking_never_runs_the_command(tmp_path, unguarded, escape):
+    marker = tmp_path / "ran"
+    check_syntax([escape.replace("MARKER", str(marker))])
+    assert not marker.exists()
+
+
+def test_empty_batch():
+    assert check_syntax([]) == []
