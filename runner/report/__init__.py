@@ -1,0 +1,1 @@
+"""Reporters: terminal summary, JUnit XML, HTML page, GitHub annotations and asciinema casts."""

@@ -1,0 +1,61 @@
+"""GitHub Actions workflow commands that pin each failure to its file and line in the pull request."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from ..model import RunReport, Status, StepResult
+from ..secrets import redact_report
+from .plain import first_line, plain
+
+# An annotation is read in a narrow box; the full difference is in the log and reports.
+DETAIL_LINE_LIMIT = 30
+
+
+def in_github_actions(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the run is a GitHub Actions job, which reads annotations from stdout."""
+    return (os.environ if environ is None else environ).get("GITHUB_ACTIONS") == "true"
+
+
+def _data(text: str) -> str:
+    """The escaping GitHub's runner undoes in a command's message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    """The escaping GitHub's runner undoes in a command's name=value properties."""
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(kind: str, message: str, **properties: str | int) -> str:
+    props = ",".join(f"{k}={_property(str(v))}" for k, v in properties.items())
+    return f"::{kind} {props}::{_data(message)}"
+
+
+def _message(result: StepResult) -> str:
+    details = list(result.verdict.details)
+    if len(details) > DETAIL_LINE_LIMIT:
+        cut = len(details) - DETAIL_LINE_LIMIT
+        details = details[:DETAIL_LINE_LIMIT] + [f"… {cut} more lines in the log"]
+    return plain("\n".join([result.verdict.message or "failed", *details]))
+
+
+def github_annotations(report: RunReport, redact: Callable[[str], str]) -> list[str]:
+    """One ::error line per failed command and one ::warning line per skipped file."""
+    report = redact_report(report, redact)
+    lines = []
+    for fr in report.files:
+        if fr.skipped_reason and not fr.count(Status.PASS) and not fr.count(Status.FAIL):
+            lines.append(_command("warning", plain(fr.skipped_reason), file=fr.file, line=1,
+                                  title="demorun: workshop skipped"))
+        for result in fr.results:
+            if result.verdict.status is not Status.FAIL:
+                continue
+            step = result.step
+            end = step.expected.end_line if step.expected else step.end_line
+            properties: dict[str, str | int] = {"file": step.loc.file, "line": step.loc.line}
+            if end > step.loc.line:
+                properties["endLine"] = end
+            properties["title"] = f"demorun: {plain(first_line(step.text))}"
+            lines.append(_command("error", _message(result), **properties))
+    return lines

@@ -1,0 +1,196 @@
+"""A self-contained HTML page: the workshop as it reads, each command with its real output and verdict."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import jinja2
+import mistune
+from markupsafe import Markup
+from mistune.renderers.html import HTMLRenderer
+
+from ..model import FileReport, Kind, RunReport, Status, Step, StepResult, Visibility
+from ..secrets import redact_report
+from .files import write_atomic
+from .plain import clip_lines, first_line, plain
+from .summary import file_status, format_duration
+
+Redact = Callable[[str], str]
+# A page with megabytes of log is unusable; the failure text already names the difference.
+OUTPUT_LINE_LIMIT = 2000
+_COMMENT = re.compile(r"\s*<!--.*?-->\s*", re.S)
+_ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.PackageLoader("runner", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+class _ProseRenderer(HTMLRenderer):
+    """Markdown to HTML with raw HTML shown as text, comments dropped, and secrets masked.
+
+    Secrets are masked in the parsed text rather than the source, so that *** is
+    never read as Markdown emphasis or a rule.
+    """
+
+    def __init__(self, redact: Redact):
+        super().__init__(escape=True)
+        self._redact = redact
+
+    def text(self, text: str) -> str:
+        return super().text(self._redact(text))
+
+    def codespan(self, text: str) -> str:
+        return super().codespan(self._redact(text))
+
+    def block_code(self, code: str, info: str | None = None) -> str:
+        return super().block_code(self._redact(code), info)
+
+    def link(self, text: str, url: str, title: str | None = None) -> str:
+        return super().link(text, self._redact(url), title and self._redact(title))
+
+    def image(self, text: str, url: str, title: str | None = None) -> str:
+        return super().image(text, self._redact(url), title and self._redact(title))
+
+    def inline_html(self, html: str) -> str:
+        # Directives and notes to the presenter live in HTML comments; readers never see them.
+        html = _COMMENT.sub(" ", html).strip()
+        return super().inline_html(self._redact(html)) if html else ""
+
+    def block_html(self, html: str) -> str:
+        html = _COMMENT.sub(" ", html).strip()
+        return super().block_html(self._redact(html)) if html else ""
+
+
+def _markdown(redact: Redact) -> mistune.Markdown:
+    return mistune.create_markdown(renderer=_ProseRenderer(redact), plugins=["table", "strikethrough", "url"])
+
+
+def _diff_class(line: str) -> str:
+    if line.startswith(("+++", "---", "@@")):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "del"
+    return ""
+
+
+def _meta(result: StepResult) -> str:
+    outcome = result.outcome
+    if outcome is None:
+        return "not run"
+    parts = [f"exit {outcome.status}", format_duration(outcome.duration)]
+    if outcome.timed_out:
+        parts.append("timed out")
+    if outcome.stopped:
+        parts.append("stopped as planned")
+    if outcome.recovery:
+        parts.append(outcome.recovery)
+    if outcome.state_lost:
+        parts.append("shell restarted: state lost")
+    return " · ".join(parts)
+
+
+def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, Any]:
+    expected = step.expected
+    view: dict[str, Any] = {
+        "kind": "command",
+        "anchor": anchor,
+        "loc": str(step.loc),
+        "command": plain(step.text),
+        "setup": step.visibility is Visibility.HIDE,
+        "skipped_step": step.visibility is Visibility.SKIP,
+        "called_from": [str(site) for site in step.called_from],
+        "expected": plain("\n".join(expected.lines)) if expected else None,
+        "expected_loc": str(expected.loc) if expected else "",
+        "output": None,
+        "status": "notrun",
+        "label": "NOT RUN",
+        "message": "",
+        "details": [],
+        "meta": "not run",
+    }
+    if result is not None:
+        verdict = result.verdict
+        view.update(
+            status=verdict.status.value,
+            label=verdict.status.name,
+            message=plain(verdict.message),
+            details=[(_diff_class(d), d) for d in map(plain, verdict.details)],
+            meta=_meta(result),
+        )
+        if result.outcome is not None:
+            view["output"] = clip_lines(plain(result.outcome.output), OUTPUT_LINE_LIMIT)
+    return view
+
+
+def _blocks(fr: FileReport, original: FileReport, number: int, markdown: mistune.Markdown) -> list[dict]:
+    """The file as it reads: prose and commentary in order, commands where they stand."""
+    blocks: list[dict] = []
+    by_index = {r.index: r for r in fr.results if r.index >= 0}
+    placed: set[int] = set()
+    if fr.plan is not None and original.plan is not None:
+        for index, (step, source) in enumerate(zip(fr.plan.steps, original.plan.steps)):
+            # Prose under @HIDE is still the README as people read it; only @SKIP greys it out.
+            skipped = step.visibility is Visibility.SKIP
+            if step.kind is Kind.PROSE:
+                blocks.append({"kind": "prose", "html": Markup(markdown(source.text)), "skipped": skipped})
+            elif step.kind in (Kind.COMMENT, Kind.PRINT):
+                blocks.append({"kind": step.kind.value, "text": plain(step.text), "skipped": skipped})
+            elif step.kind is Kind.COMMAND or index in by_index:
+                result = by_index.get(index)
+                blocks.append(_command(step, result, f"f{number}-s{index}"))
+                placed.add(index)
+    for k, result in enumerate(fr.results):
+        if result.index not in placed:
+            blocks.append(_command(result.step, result, _anchor(number, k, result)))
+    return blocks
+
+
+def _anchor(number: int, k: int, result: StepResult) -> str:
+    """The id of a command's block: by plan position when known, else by result position."""
+    return f"f{number}-s{result.index}" if result.index >= 0 else f"f{number}-r{k}"
+
+
+def render_html(report: RunReport, redact: Redact) -> str:
+    """The report as one HTML page with its styles inline, secrets masked, everything escaped."""
+    masked = redact_report(report, redact)
+    markdown = _markdown(redact)
+    files, failures = [], []
+    for number, (fr, original) in enumerate(zip(masked.files, report.files)):
+        status = file_status(fr)
+        files.append({
+            "anchor": f"f{number}",
+            "name": fr.file,
+            "status": status.value,
+            "label": status.name,
+            "passed": fr.count(Status.PASS),
+            "failed": fr.count(Status.FAIL),
+            "skipped": fr.count(Status.SKIP),
+            "duration": format_duration(fr.duration),
+            "skipped_reason": plain(fr.skipped_reason) if fr.skipped_reason else "",
+            "blocks": _blocks(fr, original, number, markdown),
+        })
+        for k, result in enumerate(fr.results):
+            if result.verdict.status is Status.FAIL:
+                failures.append({
+                    "href": "#" + _anchor(number, k, result),
+                    "loc": str(result.step.loc),
+                    "command": plain(first_line(result.step.text)),
+                    "message": plain(result.verdict.message),
+                })
+    totals = {s.value: masked.count(s) for s in Status}
+    overall = "fail" if totals["fail"] else "skip" if totals["skip"] and not totals["pass"] else "pass"
+    return _ENVIRONMENT.get_template("report.html.j2").render(
+        files=files, failures=failures, totals=totals, overall=overall,
+        duration=format_duration(masked.duration),
+    )
+
+
+def write_html(report: RunReport, path: str, redact: Redact) -> None:
+    """Write the HTML report to path atomically."""
+    write_atomic(path, render_html(report, redact))

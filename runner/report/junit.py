@@ -1,0 +1,114 @@
+"""JUnit XML: one test suite per workshop, one test case per command, for any CI to read."""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+
+from ..model import FileReport, RunReport, Status, StepResult
+from ..secrets import redact_report
+from .files import write_atomic
+from .plain import clip_lines, first_line, plain
+
+# XML 1.0 cannot hold these even as character references; parsers reject the file.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# CI pages choke on megabytes of output; the failure text already names the difference.
+OUTPUT_LINE_LIMIT = 2000
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", plain(text))
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def case_name(result: StepResult) -> str:
+    """file:line and the command's first line: unique within a file and readable in a CI list."""
+    return f"{result.step.loc} {first_line(result.step.text)}"
+
+
+def _failure_text(result: StepResult) -> str:
+    lines = [result.verdict.message, *result.verdict.details]
+    expected = result.step.expected
+    if expected is not None:
+        lines.append(f"expected output at {expected.loc}")
+    if result.outcome is not None:
+        lines.append(f"exit status {result.outcome.status}")
+    return "\n".join(line for line in lines if line)
+
+
+def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
+    step = result.step
+    duration = result.outcome.duration if result.outcome else 0.0
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=_xml(fr.file),
+        name=_xml(case_name(result)),
+        file=_xml(step.loc.file),
+        line=str(step.loc.line),
+        time=_seconds(duration),
+    )
+    verdict = result.verdict
+    if verdict.status is Status.FAIL:
+        timed_out = result.outcome is not None and result.outcome.timed_out
+        failure = ET.SubElement(
+            case, "failure", message=_xml(verdict.message), type="timeout" if timed_out else "failed"
+        )
+        failure.text = _xml(_failure_text(result))
+    elif verdict.status is Status.SKIP:
+        ET.SubElement(case, "skipped", message=_xml(verdict.message or fr.skipped_reason or ""))
+    if result.outcome is not None and result.outcome.output:
+        out = ET.SubElement(case, "system-out")
+        out.text = clip_lines(_xml(result.outcome.output), OUTPUT_LINE_LIMIT)
+
+
+def _testsuite(root: ET.Element, fr: FileReport) -> tuple[int, int, int]:
+    results = fr.results
+    counts = (len(results), fr.count(Status.FAIL), fr.count(Status.SKIP))
+    if not results and fr.skipped_reason:
+        # A whole file skipped (a missing tool) still shows up, as one skipped case.
+        counts = (1, 0, 1)
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name=_xml(fr.file),
+        tests=str(counts[0]),
+        failures=str(counts[1]),
+        errors="0",
+        skipped=str(counts[2]),
+        time=_seconds(fr.duration),
+    )
+    if not results and fr.skipped_reason:
+        case = ET.SubElement(
+            suite, "testcase", classname=_xml(fr.file), name=_xml(fr.file), file=_xml(fr.file),
+            time=_seconds(0.0),
+        )
+        ET.SubElement(case, "skipped", message=_xml(fr.skipped_reason))
+    for result in results:
+        _testcase(suite, fr, result)
+    return counts
+
+
+def junit_xml(report: RunReport, redact: Callable[[str], str]) -> bytes:
+    """The report as JUnit XML bytes, secrets masked."""
+    report = redact_report(report, redact)
+    root = ET.Element("testsuites", name="demorun")
+    totals = [0, 0, 0]
+    for fr in report.files:
+        for i, n in enumerate(_testsuite(root, fr)):
+            totals[i] += n
+    root.set("tests", str(totals[0]))
+    root.set("failures", str(totals[1]))
+    root.set("errors", "0")
+    root.set("skipped", str(totals[2]))
+    root.set("time", _seconds(report.duration))
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def write_junit(report: RunReport, path: str, redact: Callable[[str], str]) -> None:
+    """Write the JUnit report to path atomically."""
+    write_atomic(path, junit_xml(report, redact))

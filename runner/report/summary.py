@@ -1,0 +1,123 @@
+"""The terminal's account of a run: a progress line per file, then failures and a table of counts."""
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..model import FileReport, RunReport, Status, StepResult
+from ..secrets import redact_report
+from .plain import first_line, plain
+
+_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
+
+
+def file_status(fr: FileReport) -> Status:
+    """A file fails if any command failed, is skipped if nothing in it passed, else passes."""
+    if fr.count(Status.FAIL):
+        return Status.FAIL
+    if fr.skipped_reason or (fr.results and not fr.count(Status.PASS)):
+        return Status.SKIP
+    return Status.PASS
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds to one decimal under a minute, then minutes and seconds."""
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def _counts(passed: int, failed: int, skipped: int) -> str:
+    return f"{passed} passed, {failed} failed, {skipped} skipped"
+
+
+def file_progress_line(fr: FileReport) -> str:
+    """One line as each file finishes, e.g. 'PASS demos/a.md  3 passed, 0 failed, 0 skipped  (1.2s)'."""
+    status = file_status(fr)
+    line = (f"{status.name} {fr.file}  "
+            f"{_counts(fr.count(Status.PASS), fr.count(Status.FAIL), fr.count(Status.SKIP))}  "
+            f"({format_duration(fr.duration)})")
+    if fr.skipped_reason:
+        line += f"  skipped: {plain(fr.skipped_reason)}"
+    return line
+
+
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("@@"):
+        return "cyan"
+    return ""
+
+
+def _failure(result: StepResult) -> list[Text]:
+    step = result.step
+    head = Text()
+    head.append("FAIL ", style=_STYLE[Status.FAIL])
+    head.append(str(step.loc), style="bold")
+    head.append("  " + plain(first_line(step.text)))
+    lines = [head]
+    if result.verdict.message:
+        lines.append(Text("  " + plain(result.verdict.message)))
+    for detail in result.verdict.details:
+        detail = plain(detail)
+        lines.append(Text("    " + detail, style=_diff_style(detail)))
+    for site in step.called_from:
+        lines.append(Text(f"  called from {site}", style="dim"))
+    return lines
+
+
+def _table(report: RunReport) -> Table:
+    table = Table(box=box.SIMPLE, show_footer=True, show_edge=False, pad_edge=False)
+    table.add_column("", footer="")
+    table.add_column("file", footer="total")
+    for name, status in (("passed", Status.PASS), ("failed", Status.FAIL), ("skipped", Status.SKIP)):
+        table.add_column(name, justify="right", footer=str(report.count(status)))
+    table.add_column("time", justify="right", footer=format_duration(report.duration))
+    table.add_column("note")
+    for fr in report.files:
+        status = file_status(fr)
+        table.add_row(
+            Text(status.name, style=_STYLE[status]),
+            Text(fr.file),
+            str(fr.count(Status.PASS)),
+            Text(str(fr.count(Status.FAIL)), style=_STYLE[Status.FAIL] if fr.count(Status.FAIL) else ""),
+            str(fr.count(Status.SKIP)),
+            format_duration(fr.duration),
+            Text(f"skipped: {plain(fr.skipped_reason)}" if fr.skipped_reason else ""),
+        )
+    return table
+
+
+def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bool) -> str:
+    """Every failure with its message and difference, a table of counts per file, and the totals."""
+    report = redact_report(report, redact)
+    buffer = io.StringIO()
+    # Wide and soft-wrapped: diff lines and paths must reach CI logs unbroken.
+    console = Console(file=buffer, force_terminal=color, no_color=not color,
+                      color_system="standard" if color else None, width=200,
+                      highlight=False, emoji=False, markup=False, legacy_windows=False)
+    failures = [r for fr in report.files for r in fr.results if r.verdict.status is Status.FAIL]
+    for result in failures:
+        for line in _failure(result):
+            console.print(line, soft_wrap=True)
+        console.print()
+    console.print(_table(report))
+    failed, passed, skipped = (report.count(s) for s in (Status.FAIL, Status.PASS, Status.SKIP))
+    total = Text()
+    total.append(f"{failed} failed", style=_STYLE[Status.FAIL] if failed else "")
+    total.append(", ")
+    total.append(f"{passed} passed", style=_STYLE[Status.PASS] if passed else "")
+    total.append(f", {skipped} skipped in {format_duration(report.duration)}")
+    console.print(total, soft_wrap=True)
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())

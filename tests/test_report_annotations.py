@@ -1,0 +1,85 @@
+"""GitHub annotations point at the failing command's lines, escaped as the runner expects."""
+from __future__ import annotations
+
+import re
+
+from runner.model import (
+    Expectation, FileReport, Kind, Outcome, RunReport, SourceLoc, Status, Step, StepResult, Verdict,
+    Visibility,
+)
+from runner.report.annotations import DETAIL_LINE_LIMIT, github_annotations, in_github_actions
+from runner.secrets import Redactor
+
+_LINE = re.compile(r"^::(error|warning) ((?:[A-Za-z]+=[^,:]*)(?:,[A-Za-z]+=[^,:]*)*)::(.*)$")
+
+
+def _unescape(text: str) -> str:
+    return (text.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":")
+            .replace("%2C", ",").replace("%25", "%"))
+
+
+def _parse(line: str) -> tuple[str, dict[str, str], str]:
+    match = _LINE.match(line)
+    assert match, line
+    props = dict(p.split("=", 1) for p in match.group(2).split(","))
+    return match.group(1), {k: _unescape(v) for k, v in props.items()}, _unescape(match.group(3))
+
+
+def _step(line: int, text: str, expected_end: int | None = None) -> Step:
+    exp = (Expectation(("x",), SourceLoc("docs/w.md", line + 1), expected_end)
+           if expected_end else None)
+    return Step(Kind.COMMAND, SourceLoc("docs/w.md", line), text, Visibility.SHOW, end_line=line, expected=exp)
+
+
+def _report(details: tuple[str, ...] = ("-Running", "+Init:Error, 50%")) -> RunReport:
+    results = (
+        StepResult(_step(3, "true"), Verdict(Status.PASS), Outcome("", 0, 0.1), 1),
+        StepResult(_step(7, "kubectl get pods, now: 100%", expected_end=10),
+                   Verdict(Status.FAIL, "STATUS expected Running, got Init:Error with tok-ABCD-1234", details),
+                   Outcome("", 0, 0.2), 2),
+        StepResult(_step(12, "false"), Verdict(Status.FAIL, "exit status 1, expected 0"), Outcome("", 1, 0.1), 3),
+    )
+    skipped = FileReport("docs/k3d.md", (), 0.0, skipped_reason="k3d is not on PATH")
+    return RunReport((FileReport("docs/w.md", results, 0.4), skipped), 0.4)
+
+
+def test_one_error_per_failed_command_with_its_lines():
+    lines = github_annotations(_report(), Redactor())
+    parsed = [_parse(line) for line in lines]
+    errors = [p for p in parsed if p[0] == "error"]
+    assert [(p[1]["file"], p[1]["line"], p[1].get("endLine")) for p in errors] == [
+        ("docs/w.md", "7", "10"), ("docs/w.md", "12", None)]
+    assert errors[0][1]["title"] == "demorun: kubectl get pods, now: 100%"
+    assert errors[0][2] == "STATUS expected Running, got Init:Error with tok-ABCD-1234\n-Running\n+Init:Error, 50%"
+    assert errors[1][2] == "exit status 1, expected 0"
+
+
+def test_escaping_keeps_each_annotation_on_one_line():
+    for line in github_annotations(_report(), Redactor()):
+        assert "\n" not in line and "\r" not in line
+        _parse(line)
+
+
+def test_skipped_file_is_a_warning():
+    warnings = [_parse(line) for line in github_annotations(_report(), Redactor()) if line.startswith("::warning")]
+    assert [(w[1]["file"], w[2]) for w in warnings] == [("docs/k3d.md", "k3d is not on PATH")]
+
+
+def test_secrets_are_masked():
+    lines = github_annotations(_report(), Redactor(["tok-ABCD-1234"]))
+    assert not any("tok-ABCD-1234" in line for line in lines)
+    assert any("with ***" in line for line in lines)
+
+
+def test_long_differences_are_cut():
+    details = tuple(f"+line {i}" for i in range(DETAIL_LINE_LIMIT * 3))
+    error = next(_parse(line) for line in github_annotations(_report(details), Redactor()))
+    message = error[2].splitlines()
+    assert len(message) == DETAIL_LINE_LIMIT + 2
+    assert f"{DETAIL_LINE_LIMIT * 2} more lines" in message[-1]
+
+
+def test_only_github_actions_asks_for_annotations():
+    assert in_github_actions({"GITHUB_ACTIONS": "true"})
+    assert not in_github_actions({"GITHUB_ACTIONS": "false"})
+    assert not in_github_actions({"CI": "true"})

@@ -1,0 +1,111 @@
+"""JUnit reports are read back by a real JUnit consumer: counts, names, failure text, no secrets."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from junitparser import Failure, JUnitXml, Skipped
+
+from runner.errors import DemorunError
+from runner.model import (
+    Expectation, FileReport, Kind, Outcome, RunReport, SourceLoc, Status, Step, StepResult, Verdict,
+    Visibility,
+)
+from runner.report.junit import write_junit
+from runner.secrets import Redactor
+
+SECRET = "tok-Hx81-secret"
+
+
+def _command(file: str, line: int, text: str, expected: tuple[str, ...] = ()) -> Step:
+    exp = Expectation(expected, SourceLoc(file, line + 1), line + len(expected)) if expected else None
+    return Step(Kind.COMMAND, SourceLoc(file, line), text, Visibility.SHOW, end_line=line, expected=exp)
+
+
+def _report() -> RunReport:
+    a = "demos/a.md"
+    results = (
+        StepResult(_command(a, 5, "echo hi", ("hi",)), Verdict(Status.PASS), Outcome("hi\r\n", 0, 0.25), 1),
+        StepResult(
+            _command(a, 9, f"curl -H 'Authorization: {SECRET}' \\\n  http://svc/", ("ok",)),
+            Verdict(Status.FAIL, "output differs", ("-ok", f"+denied for {SECRET}")),
+            Outcome(f"\x1b[31mdenied\x1b[0m for {SECRET}\x07\r\n", 22, 1.5),
+            3,
+        ),
+        StepResult(_command(a, 14, "sleep 600"), Verdict(Status.SKIP, "skipped by @SKIP"), None, 4),
+    )
+    skipped_file = FileReport("demos/k3d.md", (), 0.0, skipped_reason="k3d is not on PATH")
+    return RunReport((FileReport(a, results, 2.0), skipped_file), 2.1)
+
+
+@pytest.fixture
+def xml(tmp_path):
+    path = tmp_path / "junit.xml"
+    write_junit(_report(), str(path), Redactor([SECRET]))
+    return path
+
+
+def test_counts_per_suite_and_in_total(xml):
+    doc = JUnitXml.fromfile(str(xml))
+    suites = {s.name: s for s in doc}
+    assert set(suites) == {"demos/a.md", "demos/k3d.md"}
+    a = suites["demos/a.md"]
+    assert (a.tests, a.failures, a.skipped, a.errors) == (3, 1, 1, 0)
+    assert a.time == pytest.approx(2.0)
+    assert (suites["demos/k3d.md"].tests, suites["demos/k3d.md"].skipped) == (1, 1)
+    doc.update_statistics()
+    assert (doc.tests, doc.failures, doc.skipped) == (4, 1, 2)
+
+
+def test_one_case_per_command_named_by_location_and_command(xml):
+    cases = list(next(iter(JUnitXml.fromfile(str(xml)))))
+    assert [c.name for c in cases] == [
+        "demos/a.md:5 echo hi",
+        "demos/a.md:9 curl -H 'Authorization: ***' http://svc/",
+        "demos/a.md:14 sleep 600",
+    ]
+    assert [c._elem.get("line") for c in cases] == ["5", "9", "14"]
+    assert cases[1].time == pytest.approx(1.5)
+    assert cases[0].is_passed and not cases[0].result
+
+
+def test_failure_carries_message_and_difference(xml):
+    case = list(next(iter(JUnitXml.fromfile(str(xml)))))[1]
+    (failure,) = case.result
+    assert isinstance(failure, Failure)
+    assert failure.message == "output differs"
+    assert failure.text.splitlines()[:3] == ["output differs", "-ok", "+denied for ***"]
+    assert "demos/a.md:10" in failure.text
+    assert "exit status 22" in failure.text
+    assert case.system_out.strip() == "denied for ***"
+
+
+def test_skips_carry_their_reason(xml):
+    doc = {s.name: list(s) for s in JUnitXml.fromfile(str(xml))}
+    (skip,) = doc["demos/a.md"][2].result
+    assert isinstance(skip, Skipped) and skip.message == "skipped by @SKIP"
+    (file_skip,) = doc["demos/k3d.md"][0].result
+    assert file_skip.message == "k3d is not on PATH"
+
+
+def test_no_secret_and_no_control_character_reaches_the_file(xml):
+    data = xml.read_bytes()
+    assert SECRET.encode() not in data
+    assert b"***" in data
+    assert not any(byte < 0x20 and byte not in b"\t\n\r" for byte in data)
+
+
+def test_rewrite_replaces_whole_file_and_leaves_no_temporary(tmp_path, xml):
+    xml.write_text("old")
+    write_junit(_report(), str(xml), Redactor())
+    assert SECRET in xml.read_text()  # no secrets given, nothing masked
+    assert sorted(os.listdir(tmp_path)) == ["junit.xml"]
+
+
+def test_unwritable_place_is_a_clear_error(tmp_path):
+    missing = tmp_path / "no" / "such" / "junit.xml"
+    with pytest.raises(DemorunError, match="cannot write .*junit.xml"):
+        write_junit(_report(), str(missing), Redactor())
+    with pytest.raises(DemorunError, match="cannot write"):
+        write_junit(_report(), str(tmp_path), Redactor())
+    assert os.listdir(tmp_path) == []
