@@ -1,0 +1,52 @@
+"""verify_command: the verdict on one command, from its exit status and its output."""
+from __future__ import annotations
+
+from ..errors import DemorunError
+from ..model import Expectation, Outcome, Status, Step, Verdict
+from .compare import compare_output
+from .normalise import normalise
+from .values import VerifyOptions
+
+TAIL = 10  # lines of output shown under a failed exit status
+
+
+def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = VerifyOptions()) -> Verdict:
+    """Pass, or fail with one line naming file:line and what went wrong."""
+    if outcome.timed_out and not outcome.stopped:
+        limit = step.modifiers.timeout or outcome.duration
+        how = f" ({outcome.recovery})" if outcome.recovery else ""
+        return Verdict(Status.FAIL, f"{step.loc}: timed out after {_seconds(limit)}{how}", _tail(outcome.output))
+    wanted = step.modifiers.exit
+    if not outcome.stopped and wanted is not None and outcome.status != wanted:
+        return Verdict(Status.FAIL, f"{step.loc}: exit status {outcome.status}, expected {wanted}",
+                       _tail(outcome.output))
+    block = step.expected
+    if block is None:
+        return Verdict(Status.PASS)
+    try:
+        mismatch = compare_output(block.lines, outcome.output, mode=step.modifiers.expect,
+                                  masks=step.modifiers.masks, options=options)
+    except DemorunError as exc:
+        if exc.loc is None:
+            exc.loc = step.loc
+        raise
+    if mismatch is None:
+        return Verdict(Status.PASS)
+    return Verdict(Status.FAIL, f"{step.loc}: output differs from ## block at {_where(block)}: {mismatch.summary}",
+                   mismatch.details)
+
+
+def _where(block: Expectation) -> str:
+    span = f"-{block.end_line}" if block.end_line > block.loc.line else ""
+    return f"{block.loc}{span}"
+
+
+def _tail(output: str) -> tuple[str, ...]:
+    return tuple(normalise(output)[-TAIL:])
+
+
+def _seconds(value: float) -> str:
+    """90 -> `90s`, 300 -> `5m`, 0.5 -> `0.5s`: durations as workshops write them."""
+    if value >= 60 and value % 60 == 0:
+        return f"{value / 60:g}m"
+    return f"{value:g}s"

@@ -1,0 +1,89 @@
+"""Properties of the matcher: output matches itself; volatile changes pass; real changes never do."""
+from __future__ import annotations
+
+import random
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from runner.verify import compare_output, normalise
+
+SAFE = "bcdfghjklmnpqrstvwxz2456789"
+HASH = "456789bcdf"
+STATUSES = ("Running", "Pending", "Completed", "Terminating", "Error", "ContainerCreating",
+            "Init:CrashLoopBackOff", "Init:0/1", "ImagePullBackOff", "Evicted")
+HEADER = ("NAME", "READY", "STATUS", "RESTARTS", "AGE")
+
+words = st.from_regex(r"[a-z]{2,8}(-[a-z]{2,8})?", fullmatch=True)
+pods = st.lists(
+    st.tuples(words, st.integers(0, 4), st.integers(1, 4), st.sampled_from(STATUSES)),
+    min_size=1, max_size=12, unique_by=lambda p: p[0],
+)
+
+
+def _volatile(rng: random.Random) -> tuple[str, str, str]:
+    """A generated suffix, a RESTARTS cell and an AGE cell, all different on every call."""
+    suffix = "".join(rng.choice(HASH) for _ in range(rng.randint(8, 10))) + "-" + "".join(
+        rng.choice(SAFE) for _ in range(4)) + rng.choice("bcdfg")
+    restarts = rng.choice(("0", f"{rng.randint(1, 9)} ({rng.randint(1, 59)}s ago)"))
+    age = rng.choice((f"{rng.randint(1, 59)}s", f"{rng.randint(1, 59)}m{rng.randint(0, 59)}s", f"{rng.randint(1, 9)}d"))
+    return suffix, restarts, age
+
+
+def render(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[c]) for r in [HEADER, *rows]) for c in range(len(HEADER))]
+    return ["   ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [HEADER, *rows]]
+
+
+def table(spec, rng: random.Random) -> list[tuple[str, ...]]:
+    rows = []
+    for prefix, ready, total, status in spec:
+        suffix, restarts, age = _volatile(rng)
+        rows.append((f"{prefix}-{suffix}", f"{min(ready, total)}/{total}", status, restarts, age))
+    return rows
+
+
+@given(st.text(max_size=300))
+def test_any_output_matches_itself(text):
+    assert compare_output(normalise(text), text) is None
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"),
+                        max_size=40), max_size=8),
+       st.sampled_from(("auto", "exact", "contains", "unordered")))
+def test_any_lines_match_themselves_in_every_mode(lines, mode):
+    assert compare_output(lines, "\n".join(lines), mode=mode) is None
+
+
+@settings(max_examples=60)
+@given(pods, st.randoms(use_true_random=False))
+def test_shuffled_rows_with_new_suffixes_ages_and_restarts_match(spec, rng):
+    expected = render(table(spec, rng))
+    actual = table(spec, rng)
+    rng.shuffle(actual)
+    assert compare_output(expected, "\n".join(render(actual))) is None
+
+
+@settings(max_examples=80)
+@given(pods, st.randoms(use_true_random=False), st.data())
+def test_a_changed_status_ready_count_or_name_prefix_is_never_forgiven(spec, rng, data):
+    expected = render(table(spec, rng))
+    i = data.draw(st.integers(0, len(spec) - 1))
+    prefix, ready, total, status = spec[i]
+    what = data.draw(st.sampled_from(("status", "ready", "prefix")))
+    if what == "status":
+        status = data.draw(st.sampled_from([s for s in STATUSES if s != status]))
+    elif what == "ready":
+        ready = data.draw(st.integers(0, total).filter(lambda n: n != min(ready, total)))
+    else:
+        new = data.draw(words)
+        assume(new != prefix)
+        prefix = new
+    changed = [*spec[:i], (prefix, ready, total, status), *spec[i + 1:]]
+    actual = table(changed, rng)
+    rng.shuffle(actual)
+    mismatch = compare_output(expected, "\n".join(render(actual)))
+    assert mismatch is not None
+    if what != "prefix":
+        column = "STATUS" if what == "status" else "READY"
+        assert any(d.startswith(f"{spec[i][0]}-*: {column} expected") for d in mismatch.details), mismatch

@@ -1,0 +1,102 @@
+"""Tables: header detection, cells by column, rows as an unordered set, messages."""
+from __future__ import annotations
+
+import pytest
+
+from runner.verify import VerifyOptions, compare_output
+from runner.verify.tables import Table, Text, cells, is_header, segments
+
+HEADER = "NAME                      READY   STATUS    RESTARTS   AGE"
+
+
+@pytest.mark.parametrize("line", [
+    HEADER,
+    "NAME          DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR            AGE",
+    "CONTAINER ID   IMAGE   COMMAND   CREATED   STATUS   PORTS   NAMES",
+    "NAME   CPU(cores)   MEMORY(bytes)",
+    "NAME    MESHED   SUCCESS   RPS   LATENCY_P50   LATENCY_P99",
+])
+def test_headers(line):
+    assert is_header(line)
+
+
+@pytest.mark.parametrize("line", [
+    "NAME",  # one title
+    "NAME READY STATUS",  # single spaces: one title
+    "Name   Ready",  # not capitals
+    "2/2   3/3",  # no letters
+    "LAST DEPLOYED: Thu Nov 17 16:06:24 2022",
+    "ERROR  connection refused",
+])
+def test_not_headers(line):
+    assert not is_header(line)
+
+
+def test_segments_cut_tables_at_blank_lines():
+    parts = segments(["intro", "NAME   READY", "a      1/1", "", "NAME   STATUS", "b      Ok", "", "outro"])
+    assert [type(p) for p in parts] == [Text, Table, Text, Table, Text]
+    assert parts[1].titles == ("NAME", "READY") and parts[1].rows == ("a      1/1",)
+    assert parts[3].starts == (0, 7)
+
+
+def test_cells_split_on_two_spaces_and_keep_single_spaces():
+    assert cells("web-0   1/1   Running   3 (29s ago)   5m", (0, 8, 14, 24, 38)) == (
+        "web-0", "1/1", "Running", "3 (29s ago)", "5m")
+
+
+def test_empty_cells_are_placed_by_header_columns():
+    header = "CONTAINER ID   IMAGE     PORTS          NAMES"
+    starts = tuple(header.index(t) for t in ("CONTAINER ID", "IMAGE", "PORTS", "NAMES"))
+    assert cells("9a8b7c6d5e4f   redis:7                  cache", starts) == ("9a8b7c6d5e4f", "redis:7", "", "cache")
+    assert cells("9a8b7c6d5e4f   redis:7", starts) == ("9a8b7c6d5e4f", "redis:7", "", "")
+
+
+def test_padding_never_matters():
+    expected = [HEADER, "metrics-6b9c4d8f57-wr2lp   1/1     Running   0          47s"]
+    actual = "NAME  READY  STATUS  RESTARTS  AGE\nmetrics-6b9c4d8f57-wr2lp  1/1  Running  0  5m6s\n"
+    assert compare_output(expected, actual) is None
+
+
+def test_row_count_matters_even_for_identical_rows():
+    expected = ["NAME   STATUS", "a      Ok", "a      Ok"]
+    mismatch = compare_output(expected, "NAME   STATUS\na      Ok\n")
+    assert mismatch is not None and mismatch.details == ("missing row a",)
+
+
+def test_restarts_need_the_same_shape():
+    expected = ["NAME    RESTARTS", "web-0   0"]
+    assert compare_output(expected, "NAME    RESTARTS\nweb-0   3 (29s ago)\n") is None
+    mismatch = compare_output(expected, "NAME    RESTARTS\nweb-0   <unknown>\n")
+    assert mismatch is not None
+    assert mismatch.details == ("web-0: RESTARTS expected 0, got <unknown>",)
+
+
+def test_volatile_columns_from_configuration():
+    expected = ["NAME     SCHEDULE    LAST SCHEDULE", "backup   0 * * * *   Tue 10:00"]
+    actual = "NAME     SCHEDULE    LAST SCHEDULE\nbackup   0 * * * *   Wed 11:00\n"
+    assert compare_output(expected, actual) is not None
+    assert compare_output(expected, actual, options=VerifyOptions(volatile_columns=("LAST SCHEDULE",))) is None
+
+
+def test_masks_from_configuration_apply_in_cells():
+    expected = ["NAME    BUILD", "app     build-1042"]
+    actual = "NAME    BUILD\napp     build-1187\n"
+    assert compare_output(expected, actual) is not None
+    assert compare_output(expected, actual, options=VerifyOptions(masks=(("build", r"build-\d+"),))) is None
+
+
+def test_long_reports_are_cut():
+    rows = [f"app-{i}   Running" for i in range(80)]
+    mismatch = compare_output(["NAME     STATUS", *rows], "\n".join(["NAME     STATUS"] + [r.replace("Running", "Failed") for r in rows]))
+    assert mismatch is not None and mismatch.summary == "80 rows differ"
+    assert len(mismatch.details) == 51 and mismatch.details[-1] == "... and 30 more"
+
+
+def test_a_table_as_large_as_ten_thousand_rows_matches_shuffled():
+    rows = [f"app-{i}-68cc8bc689-j4ph2   1/1   Running   0   {i % 50}s" for i in range(10_000)]
+    moved = [f"app-{i}-7f9c4d5b8-x2kqz   1/1   Running   0   {i % 7}m" for i in range(10_000)]
+    actual = "\n".join(["NAME   READY   STATUS   RESTARTS   AGE", *moved[1::2], *moved[::2]])
+    assert compare_output(["NAME   READY   STATUS   RESTARTS   AGE", *rows], actual) is None
+    broken = actual.replace("app-77-7f9c4d5b8-x2kqz   1/1   Running", "app-77-7f9c4d5b8-x2kqz   0/1   Running")
+    mismatch = compare_output(["NAME   READY   STATUS   RESTARTS   AGE", *rows], broken)
+    assert mismatch is not None and mismatch.details == ("app-77-*: READY expected 1/1, got 0/1",)

@@ -1,0 +1,90 @@
+"""Text output: `...` lines and inline `...`, unified diffs, modes and masks."""
+from __future__ import annotations
+
+import pytest
+
+from runner.errors import ParseError
+from runner.verify import compare_output
+from runner.verify.text import in_order
+
+
+@pytest.mark.parametrize("pattern, lines, ok", [
+    (["a", None, "b"], ["a", "b"], True),
+    (["a", None, "b"], ["a", "x", "y", "b"], True),
+    (["a", None, "b"], ["a", "b", "b"], True),
+    (["a", None, "b"], ["a", "b", "c"], False),
+    ([None], [], True),
+    ([None, None], ["x"], True),
+    (["a", None, "b", None, "c"], ["a", "b", "x", "b", "c"], True),
+    (["a", None, "b", "c"], ["a", "b", "x", "b", "c"], True),
+    (["a", None, "b", "c"], ["a", "b", "c", "b"], False),
+    (["a"], [], False),
+    ([], ["a"], False),
+    (["a", "", None], ["a"], True),  # the output's trailing blank lines were dropped
+])
+def test_whole_line_ellipsis_takes_zero_or_more_lines(pattern, lines, ok):
+    assert in_order(pattern, lines) is ok
+
+
+def test_indented_ellipsis_line_is_a_wildcard_too():
+    assert compare_output(["start", "    ...", "end"], "start\n  one\n  two\nend\n") is None
+
+
+def test_inline_ellipsis_stands_for_text_within_one_line():
+    assert compare_output(["Linkerd ... installed"], "Linkerd edge-22.11.1 installed\n") is None
+    assert compare_output(["Linkerd ... installed"], "Linkerd edge\ninstalled\n") is not None
+
+
+def test_literal_ellipsis_in_output_matches_itself():
+    assert compare_output(["Waiting for rollout..."], "Waiting for rollout...\n") is None
+
+
+def test_expected_empty_output_fails_on_any_output():
+    mismatch = compare_output([], "surprise\n")
+    assert mismatch is not None and "+surprise" in mismatch.details
+    assert compare_output([""], "\n\n") is None
+
+
+def test_diff_hunks_number_lines_as_diff_does():
+    expected = [f"line {i}" for i in range(1, 11)]
+    actual = "\n".join(expected).replace("line 6", "line six") + "\n"
+    mismatch = compare_output(expected, actual)
+    assert mismatch is not None
+    assert mismatch.details[:3] == ("--- expected", "+++ actual", "@@ -3,7 +3,7 @@")
+    assert "-line 6" in mismatch.details and "+line six" in mismatch.details
+    assert " line 1" not in mismatch.details
+
+
+def test_lines_matching_under_the_rules_show_as_unchanged_in_the_diff():
+    expected = ["started 2022-11-17T16:06:24Z", "Linkerd ... installed", "status ok"]
+    actual = "started 2023-01-01T00:00:00Z\nLinkerd edge installed\nstatus broken\n"
+    mismatch = compare_output(expected, actual)
+    assert mismatch is not None
+    assert mismatch.summary == "1 expected line not seen, 1 unexpected line"
+    assert " started 2022-11-17T16:06:24Z" in mismatch.details
+    assert " Linkerd ... installed" in mismatch.details
+
+
+def test_ignore_accepts_anything():
+    assert compare_output(["x"], "y\n", mode="ignore") is None
+
+
+def test_unknown_mode_is_an_error():
+    with pytest.raises(ParseError, match="'fuzzy'"):
+        compare_output(["x"], "x\n", mode="fuzzy")
+
+
+def test_exact_still_ignores_colours_and_line_endings():
+    assert compare_output(["ok 47s"], "\x1b[32mok 47s\x1b[0m\r\n", mode="exact") is None
+    assert compare_output(["ok 47s"], "ok 48s\n", mode="exact") is not None
+
+
+def test_a_mask_needs_a_match_on_both_sides():
+    masks = [r"build-\d+"]
+    assert compare_output(["got build-1"], "got build-22\n", masks=masks) is None
+    assert compare_output(["got build-1"], "got nothing\n", masks=masks) is not None
+
+
+def test_a_broken_mask_is_an_error_quoting_it():
+    with pytest.raises(ParseError, match=r"'build-\(\['"):
+        compare_output(["a"], "b\n", masks=["build-(["])
