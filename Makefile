@@ -20,7 +20,7 @@ demo: install
 test: install
 	@command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) || echo "chromium unavailable: browser tests will skip"
-	$(BIN)/pytest -q
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q
 	$(BIN)/demorun check demos README.md
 
 bench: install

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import difflib
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .errors import DemorunError, ParseError
+from .errors import ParseError
 from .model import Expectation
 from .verify import compare_output, normalise
 from .verify.text import ELLIPSIS, keys, matchers
@@ -149,34 +147,6 @@ def _fence_indent(lines: Sequence[str], index: int) -> str:
         if m:
             return m.group(1)
     return ""
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write a new file beside `path` and rename it over, so a crash leaves the original whole."""
-    target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
-    try:
-        mode = os.stat(target).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise DemorunError(f"cannot write {path!r}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException as exc:
-        os.unlink(temp)
-        if isinstance(exc, OSError):
-            raise DemorunError(f"cannot write {path!r}: {exc.strerror}") from None
-        raise
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

@@ -12,7 +12,7 @@ from mistune.renderers.html import HTMLRenderer
 
 from ..model import FileReport, Kind, RunReport, Status, Step, StepResult, Visibility
 from ..secrets import redact_report
-from .files import write_atomic
+from ..files import write_atomic
 from .plain import clip_lines, first_line, plain
 from .summary import file_status, format_duration
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..model import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
-from .files import write_atomic
+from ..files import write_atomic
 from .plain import clip_lines, first_line, plain
 
 # XML 1.0 cannot hold these even as character references; parsers reject the file.

@@ -1,0 +1,117 @@
+"""The presenter's keyboard: single keys with a timeout, and the terminal always put back."""
+from __future__ import annotations
+
+import codecs
+import os
+import select
+import termios
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+ENTER, SPACE, ESCAPE, BACKSPACE, CTRL_C, CTRL_D = "enter", "space", "escape", "backspace", "ctrl-c", "ctrl-d"
+_NAMED = {"\r": ENTER, "\n": ENTER, " ": SPACE, "\x7f": BACKSPACE, "\b": BACKSPACE,
+          "\x03": CTRL_C, "\x04": CTRL_D, "\x1b": ESCAPE}
+_LFLAG, _CC = 3, 6
+
+
+def parse_keys(text: str) -> list[str]:
+    """Split what the terminal sent into keys; escape sequences (arrows, F-keys) become one key each."""
+    keys: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\x1b" and i + 1 < len(text) and text[i + 1] in "[O":
+            end = i + 2
+            while end < len(text) and not ("\x40" <= text[end] <= "\x7e"):
+                end += 1
+            keys.append(text[i:end + 1])
+            i = end + 1
+            continue
+        keys.append(_NAMED.get(char, char))
+        i += 1
+    return keys
+
+
+class Keyboard:
+    """Keys one at a time from a terminal put in cbreak mode: no echo, no line editing, no signals.
+
+    Ctrl-C arrives as a key so the presenter decides what it means; output
+    processing stays on so that `\\n` still starts a new line.
+    """
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.saved: list | None = None
+        self._pending: list[str] = []
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def __enter__(self) -> Keyboard:
+        self.saved = termios.tcgetattr(self.fd)
+        self._set(isig=False)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.restore()
+
+    def restore(self) -> None:
+        """Put the terminal back as it was found; a terminal that has gone away needs nothing."""
+        if self.saved is None:
+            return
+        try:
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+        except (termios.error, OSError):
+            pass
+
+    def _set(self, *, isig: bool) -> None:
+        mode = termios.tcgetattr(self.fd) if self.saved is None else [
+            list(x) if isinstance(x, list) else x for x in self.saved]
+        mode[0] &= ~(termios.ICRNL | termios.IXON)
+        mode[_LFLAG] &= ~(termios.ICANON | termios.ECHO | termios.IEXTEN)
+        if isig:
+            mode[_LFLAG] |= termios.ISIG
+        else:
+            mode[_LFLAG] &= ~termios.ISIG
+        mode[_CC][termios.VMIN] = 1
+        mode[_CC][termios.VTIME] = 0
+        termios.tcsetattr(self.fd, termios.TCSADRAIN, mode)
+
+    @contextmanager
+    def signals(self) -> Iterator[None]:
+        """Ctrl-C as SIGINT for a while: for commands that run hidden, which read no keys."""
+        self._set(isig=True)
+        try:
+            yield
+        finally:
+            self._set(isig=False)
+
+    @contextmanager
+    def suspended(self) -> Iterator[None]:
+        """The terminal as it was found, for a program that owns it for a while (the `!` shell)."""
+        self.restore()
+        try:
+            yield
+        finally:
+            self._set(isig=False)
+
+    def unread(self, key: str) -> None:
+        self._pending.insert(0, key)
+
+    def read(self, timeout: float | None = None) -> str | None:
+        """The next key, or None once `timeout` seconds pass without one (None: wait for ever)."""
+        while not self._pending:
+            ready, _, _ = select.select([self.fd], [], [], timeout)
+            if not ready:
+                return None
+            data = os.read(self.fd, 1024)
+            if not data:
+                raise EOFError("the terminal has closed")
+            self._pending.extend(parse_keys(self._decoder.decode(data)))
+        return self._pending.pop(0)
+
+    def drain(self) -> None:
+        """Forget keys typed ahead, so a key pressed during a long command does not skip a wait."""
+        self._pending.clear()
+        try:
+            termios.tcflush(self.fd, termios.TCIFLUSH)
+        except (termios.error, OSError):
+            pass

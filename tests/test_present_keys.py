@@ -1,0 +1,43 @@
+"""Keys as the terminal sends them, read one at a time from a real pty."""
+from __future__ import annotations
+
+import os
+import pty
+import termios
+
+import pytest
+
+from runner.present.keys import BACKSPACE, CTRL_C, ENTER, ESCAPE, SPACE, Keyboard, parse_keys
+
+
+@pytest.mark.parametrize("sent, keys", [
+    ("\r", [ENTER]),
+    ("\n", [ENTER]),
+    (" ", [SPACE]),
+    ("\x03", [CTRL_C]),
+    ("\x7f", [BACKSPACE]),
+    ("\x1b", [ESCAPE]),
+    ("-+!Q", ["-", "+", "!", "Q"]),
+    ("\x1b[A\x1b[1;5Cg", ["\x1b[A", "\x1b[1;5C", "g"]),
+    ("é2", ["é", "2"]),
+])
+def test_parse_keys(sent, keys):
+    assert parse_keys(sent) == keys
+
+
+def test_keyboard_reads_with_a_timeout_and_restores_the_terminal():
+    leader, follower = pty.openpty()
+    try:
+        before = termios.tcgetattr(follower)
+        with Keyboard(follower) as keys:
+            assert not termios.tcgetattr(follower)[3] & termios.ECHO
+            assert keys.read(timeout=0.05) is None
+            os.write(leader, b"-\r\x03")
+            assert [keys.read(1), keys.read(1), keys.read(1)] == ["-", ENTER, CTRL_C]
+            with keys.signals():
+                assert termios.tcgetattr(follower)[3] & termios.ISIG
+            assert not termios.tcgetattr(follower)[3] & termios.ISIG
+        assert termios.tcgetattr(follower) == before
+    finally:
+        os.close(leader)
+        os.close(follower)

@@ -1,0 +1,408 @@
+"""`demorun present` in a real terminal: tmux types the presenter's keys and reads the screen."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "present"
+FAST = ["--speed", "2000"]  # typing out of the way where a test is not about typing
+DONE = "PRESENT-EXITED"
+
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+class Terminal:
+    """One tmux server of its own, 100x30, running one command; polled, never slept on blindly."""
+
+    def __init__(self, socket: str):
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+                              check=True, capture_output=True, text=True).stdout
+
+    def start(self, shell_command: str) -> None:
+        self.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30",
+                  "bash", "--norc", "--noprofile", "-c", shell_command)
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def text(self, literal: str) -> None:
+        self.tmux("send-keys", "-t", "t", "-l", literal)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-J", "-t", "t")
+
+    def wait_for(self, predicate, what: str, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            shown = self.screen()
+            if predicate(shown):
+                return shown
+            if time.monotonic() > deadline:
+                pytest.fail(f"timed out waiting for {what}; the screen shows:\n{shown}")
+            time.sleep(0.05)
+
+    def wait_text(self, text: str, timeout: float = 10.0) -> str:
+        return self.wait_for(lambda s: text in s, repr(text), timeout)
+
+    def stays_without(self, text: str, seconds: float = 0.6) -> str:
+        """The screen does not show `text` for a while: for things that must wait for a key."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            assert text not in shown, f"{text!r} appeared too early:\n{shown}"
+            time.sleep(0.05)
+        return shown
+
+    def finished(self, timeout: float = 10.0) -> tuple[int, str]:
+        """Exit status of the show and the `stty -a` taken right after it."""
+        shown = self.wait_for(lambda s: f"{DONE}=" in s and "icanon" in s, "the show to end", timeout)
+        return int(re.search(rf"{DONE}=(\d+)", shown).group(1)), shown[shown.index(f"{DONE}="):]
+
+
+def _socket_path(name: str) -> Path:
+    return Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / name
+
+
+def _end(term: Terminal) -> None:
+    """Kill the test's own tmux server and remove its socket, which tmux leaves behind."""
+    subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True)
+    _socket_path(term.socket).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def terminal():
+    term = Terminal(f"demorun-test-{uuid.uuid4().hex[:12]}")
+    yield term
+    _end(term)
+
+
+@pytest.fixture
+def present(terminal, tmp_path):
+    """Start `demorun present FIXTURE ARGS...`; afterwards the pane shows the exit status and `stty -a`."""
+
+    def start(fixture: str, *args: str, env: str = "") -> Terminal:
+        command = shlex.join([sys.executable, "-m", "runner", "present", "--no-init",
+                              str(FIXTURES / fixture), *args])
+        terminal.start(f"cd {shlex.quote(str(REPO))} && HOME={shlex.quote(str(tmp_path))} {env} "
+                       f"{command}; echo {DONE}=$?; stty -a; sleep 600")
+        return terminal
+
+    return start
+
+
+def prompt_line(shown: str, command: str) -> bool:
+    return any(line.startswith("$ ") and line.rstrip().endswith(command) for line in shown.splitlines())
+
+
+def _running(*argv: str) -> bool:
+    wanted = ("\0".join(argv) + "\0").encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _wait_running(*argv: str) -> None:
+    deadline = time.monotonic() + 5
+    while not _running(*argv):
+        assert time.monotonic() < deadline, f"{argv} never started"
+        time.sleep(0.05)
+
+
+def test_command_is_typed_and_runs_on_return(present):
+    command = 'echo "first-output for mars"'
+    term = present("basics.md")
+    term.wait_text("Some prose with inline code")
+    partial = []
+
+    def typed(shown: str) -> bool:
+        line = next((line.rstrip() for line in shown.splitlines() if line.startswith("$ ")), "")
+        partial.append(2 < len(line) < len(command) + 2)
+        return line == f"$ {command}"
+
+    term.wait_for(typed, "the typed command")
+    assert any(partial), "the command appeared whole instead of being typed"
+    term.stays_without("first-output for mars\n")
+    term.keys("Enter")
+    term.wait_for(lambda s: "\nfirst-output for mars" in s, "the command's output")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_braced_variables_show_their_value_while_typing(present):
+    term = present("basics.md", *FAST)
+    shown = term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the typed command")
+    assert "${PLANET}" not in shown
+    term.keys("Q")
+    term.finished()
+
+
+def test_space_finishes_the_typing_without_running(present):
+    term = present("basics.md", "--speed", "2")
+    term.wait_text("$ e")
+    term.keys("Space")
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the whole command at once",
+                  timeout=3)
+    term.stays_without("first-output for mars\n")
+    term.keys("Enter")
+    term.wait_for(lambda s: "\nfirst-output for mars" in s, "the command's output")
+    term.keys("Q")
+    term.finished()
+
+
+def test_q_quits_and_leaves_the_terminal_sane(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("Q")
+    status, stty = term.finished()
+    assert status == 0
+    flags = stty.split()
+    assert "echo" in flags and "icanon" in flags and "isig" in flags
+    assert "-echo" not in flags and "-icanon" not in flags
+    assert "first-output for mars\n" not in term.screen()
+
+
+def test_minus_repeats_the_previous_command(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo second-output"), "the second command")
+    term.keys("-")
+    term.wait_for(lambda s: sum(prompt_line(line, 'echo "first-output for mars"')
+                                for line in s.splitlines()) == 2, "the first command offered again")
+    term.keys("Enter")
+    term.wait_for(lambda s: s.count("\nfirst-output for mars") == 2, "the first command's output twice")
+    term.wait_for(lambda s: s.rstrip().endswith("$ echo second-output"), "the second command back")
+    term.keys("Enter")
+    term.wait_text("\nsecond-output")
+    term.keys("Q")
+    term.finished()
+
+
+def test_plus_skips_a_command(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("+")
+    term.wait_for(lambda s: prompt_line(s, "echo second-output"), "the second command")
+    term.keys("Enter")
+    shown = term.wait_text("\nsecond-output")
+    assert "first-output for mars\n" not in shown
+    term.keys("Q")
+    term.finished()
+
+
+def test_bang_opens_the_workshops_shell_and_comes_back(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("!")
+    term.wait_text("exit")
+    term.text('echo "seen:$GREETING:$PLANET"')
+    term.keys("Enter")
+    term.wait_text("seen:greeting-from-setup:mars")
+    term.text("exit")
+    term.keys("Enter")
+    term.wait_for(lambda s: s.rstrip().endswith('$ echo "first-output for mars"'), "the show back")
+    term.keys("Enter")
+    term.wait_text("\nfirst-output for mars")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_help_line_on_question_mark(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("?")
+    shown = term.wait_text("Q quit")
+    help_line = next(line for line in shown.splitlines() if "Q quit" in line)
+    assert "RETURN" in help_line and len(help_line.rstrip()) <= 80
+    term.wait_for(lambda s: s.rstrip().endswith('$ echo "first-output for mars"'), "the prompt back")
+    term.keys("Q")
+    term.finished()
+
+
+def test_wait_holds_until_return_and_clear_clears(present):
+    term = present("waits.md", *FAST)
+    term.wait_text("Text before the wait.")
+    term.stays_without("Text after the wait.")
+    term.keys("Enter")
+    term.wait_text("Text after the wait.")
+    term.stays_without("Text after the clear.", seconds=0.3)
+    term.keys("Enter")
+    shown = term.wait_text("Text after the clear.")
+    assert "Text before the wait." not in shown
+    term.keys("Q")
+    term.finished()
+
+
+def test_from_starts_at_the_heading_with_earlier_state(present):
+    term = present("sections.md", *FAST, "--from", "using the SECOND part")
+    shown = term.wait_for(lambda s: prompt_line(s, 'echo "state is $STATE"'), "the second section's command")
+    assert "Prose of the second part." in shown
+    assert "Prose of part one." not in shown
+    term.keys("Enter")
+    term.wait_text("\nstate is set-in-part-one")
+    term.keys("Q")
+    term.finished()
+
+
+def test_g_jumps_to_a_section_running_what_it_skips(present):
+    term = present("sections.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "STATE=set-in-part-one"), "the first command")
+    term.keys("g")
+    term.wait_text("go to section")
+    term.text("2")
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, 'echo "state is $STATE"'), "the second section's command")
+    term.keys("Enter")
+    term.wait_text("\nstate is set-in-part-one")
+    term.keys("Q")
+    term.finished()
+
+
+def test_ctrl_c_stops_the_command_not_the_show(present):
+    term = present("interrupt.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "sleep 100"), "the sleep")
+    term.keys("Enter")
+    _wait_running("sleep", "100")
+    term.keys("C-c")
+    term.wait_for(lambda s: prompt_line(s, "echo after-the-sleep"), "the next command", timeout=5)
+    term.keys("Enter")
+    term.wait_text("\nafter-the-sleep")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_ctrl_c_twice_at_a_prompt_ends_the_show(present):
+    term = present("interrupt.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "sleep 100"), "the sleep")
+    term.keys("C-c")
+    term.wait_text("Ctrl-C again")
+    term.keys("C-c")
+    status, stty = term.finished()
+    assert status == 130
+    assert "-echo" not in stty.split() and "-icanon" not in stty.split()
+
+
+def test_drift_mark_for_a_mismatch_only_and_d_shows_the_difference(present):
+    term = present("drift.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "echo as-written"), "the first command")
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo what-really-happens"), "the second command")
+    assert "≠" not in term.screen()
+    term.keys("Enter")
+    term.wait_text("≠")
+    term.wait_for(lambda s: prompt_line(s, "echo last"), "the last command")
+    term.keys("d")
+    shown = term.wait_text("what-the-script-says")
+    assert shown.count("≠") == 1
+    term.keys("Q")
+    term.finished()
+
+
+def test_record_makes_a_cast_that_a_real_player_plays(present, tmp_path, terminal):
+    cast = tmp_path / "show.cast"
+    term = present("basics.md", *FAST, "--record", str(cast))
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo second-output"), "the second command")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+    header, *events = cast.read_text().splitlines()
+    assert json.loads(header)["width"] == 100
+    played = "".join(json.loads(e)[2] for e in events)
+    assert "first-output for mars" in played and "GREETING" not in played
+
+    player = Terminal(f"{terminal.socket}-player")
+    try:
+        player.start(f"asciinema play -s 20 -i 0.2 {shlex.quote(str(cast))}; echo PLAYED=$?; sleep 600")
+        shown = player.wait_text("PLAYED=")
+        assert "PLAYED=0" in shown
+        assert "\nfirst-output for mars" in shown
+    finally:
+        _end(player)
+
+
+def test_directives_while_presenting(present, tmp_path):
+    hooked = tmp_path / "hook-ran"
+    term = present("directives.md", *FAST, env=f"DEMO_HOOK_MARKER='touch {hooked}'")
+    term.wait_for(lambda s: prompt_line(s, "NAME=world"), "the first command")
+    term.keys("Enter")
+    shown = term.wait_for(lambda s: prompt_line(s, "echo waits-after"), "the @notypeout command")
+    assert "# printed for world" in shown  # @print, expanded
+    assert "\nran-without-waiting" in shown  # @nowaitbefore: no key needed
+    assert "\nimmediate-output" in shown and "echo immediate-output" not in shown  # @immed
+    term.keys("Enter")
+    term.wait_text("\nwaits-after")
+    term.stays_without("hook-is-on")  # @waitafter holds the show
+    assert not hooked.exists()
+    term.keys("Enter")
+    term.wait_text("\nhook-is-on")  # @ifhook: the hook variable is set
+    assert hooked.exists()  # the hook command ran
+    term.wait_for(lambda s: prompt_line(s, "sleep 100"), "the @stop-after command")
+    term.keys("Enter")
+    term.stays_without("echo the-end", seconds=1.5)  # not stopped after 1s: the presenter stops it
+    term.keys("C-c")
+    shown = term.wait_for(lambda s: prompt_line(s, "echo the-end"), "the last command")
+    assert "≠" not in shown
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_closing_the_terminal_ends_the_workshops_processes(present, terminal):
+    term = present("hangup.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "sleep 313.37"), "the long command")
+    term.keys("Enter")
+    _wait_running("sleep", "313.37")
+    _wait_running("sleep", "313.38")
+    subprocess.run(["tmux", "-L", terminal.socket, "kill-server"], check=True)
+    deadline = time.monotonic() + 8
+    while _running("sleep", "313.37") or _running("sleep", "313.38"):
+        assert time.monotonic() < deadline, "the workshop's processes outlived the show"
+        time.sleep(0.1)
+
+
+def test_no_color_means_no_colours_of_ours(present):
+    term = present("basics.md", *FAST, env="NO_COLOR=1")
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    coloured = term.tmux("capture-pane", "-p", "-e", "-t", "t")
+    assert not re.search(r"\x1b\[[0-9;]*3[0-7]m", coloured), coloured
+    term.keys("Q")
+    term.finished()
+
+
+def test_keys_reach_interactive_commands(present):
+    term = present("interactive.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "seq 1 500 | less"), "the pager command")
+    term.keys("Enter")
+    term.wait_for(lambda s: "\n28\n" in s and "500" not in s, "less showing the first page")
+    term.keys("G")
+    term.wait_text("500")
+    term.keys("q")
+    term.wait_for(lambda s: "your name?" in s and "$ read" in s, "the next command")
+    term.keys("Enter")
+    term.wait_text("your name? ")
+    term.text("Ada")
+    term.keys("Enter")
+    term.wait_text("hello, Ada")
+    term.keys("Q")
+    assert term.finished()[0] == 0
