@@ -249,16 +249,7 @@ class BashReader:
             if nxt.startswith('"'):
                 self._push(_Str('"'))
                 return i + 2
-            if nxt == "((":
-                self._push(_Str("$(("))
-                return i + 3
-            if nxt.startswith("("):
-                self._push(_Cmd(")"))
-                return i + 2
-            if nxt.startswith("{"):
-                self._push(_Str("${"))
-                return i + 2
-            return i + 1
+            return self._expansion(line, i)
         if c in "<>" and line[i + 1:i + 2] == "(":
             self._start_word(level)
             level.plain = False
@@ -374,6 +365,20 @@ class BashReader:
     def _push(self, level) -> None:
         self.levels.append(level)
 
+    def _expansion(self, line: str, i: int) -> int:
+        """At a `$` that may open `$((`, `$(` or `${`: enter it, and return where to read on."""
+        nxt = line[i + 1:i + 3]
+        if nxt == "((":
+            self._push(_Str("$(("))
+            return i + 3
+        if nxt.startswith("("):
+            self._push(_Cmd(")"))
+            return i + 2
+        if nxt.startswith("{"):
+            self._push(_Str("${"))
+            return i + 2
+        return i + 1
+
     def _str(self, level: _Str, line: str, i: int) -> int:
         kind = level.kind
         n = len(line)
@@ -396,17 +401,7 @@ class BashReader:
             self._push(_Str("`"))
             return i + 1
         if c == "$":
-            nxt = line[i + 1:i + 3]
-            if nxt == "((":
-                self._push(_Str("$(("))
-                return i + 3
-            if nxt.startswith("("):
-                self._push(_Cmd(")"))
-                return i + 2
-            if nxt.startswith("{"):
-                self._push(_Str("${"))
-                return i + 2
-            return i + 1
+            return self._expansion(line, i)
         if kind == '"':
             if c == '"':
                 self.levels.pop()

@@ -17,7 +17,14 @@ from ..engine import Aborted, Engine, Listener, Policy, interrupts
 from ..errors import DemorunError, MissingRequirement
 from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
 from ..secrets import Redactor, secret_values
-from .common import effective_timeout, load_plan, missing_requirements, open_session, requirement_message
+from ..verify.diff import diff_line_kind
+from .common import (
+    effective_timeout,
+    load_plan,
+    missing_requirements,
+    open_session,
+    requirement_message,
+)
 from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard
 from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
 
@@ -363,7 +370,7 @@ class Show:
         else:
             self.screen.line(result.verdict.message, YELLOW)
             for line in result.verdict.details:
-                self.screen.line(line, *_diff_style(line))
+                self.screen.line(line, *_DIFF_STYLE[diff_line_kind(line)])
         if redraw:
             redraw()
 
@@ -438,10 +445,7 @@ def drift_mark(result: StepResult) -> str:
     return f"≠ {reason} (d: {'diff' if reason.startswith('output differs') else 'details'})"
 
 
-def _diff_style(line: str) -> tuple[str, ...]:
-    if line.startswith(("---", "+++", "@@")):
-        return (DIM,)
-    return (GREEN,) if line.startswith("+") else (RED,) if line.startswith("-") else ()
+_DIFF_STYLE = {"header": (DIM,), "hunk": (DIM,), "added": (GREEN,), "removed": (RED,), "": ()}
 
 
 def _terminal_size() -> os.terminal_size:

@@ -8,8 +8,8 @@ import re
 import time
 from collections.abc import Callable
 
-from ..secrets import MASK
 from ..files import check_writable, write_atomic
+from ..secrets import MASK
 
 Redact = Callable[[str], str]
 # A bare \n the runner prints reaches the screen as \r\n (the terminal's ONLCR); a player

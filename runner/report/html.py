@@ -10,9 +10,10 @@ import mistune
 from markupsafe import Markup
 from mistune.renderers.html import HTMLRenderer
 
+from ..files import write_atomic
 from ..model import FileReport, Kind, RunReport, Status, Step, StepResult, Visibility
 from ..secrets import redact_report
-from ..files import write_atomic
+from ..verify.diff import diff_line_kind
 from .plain import clip_lines, first_line, plain
 from .summary import file_status, format_duration
 
@@ -69,14 +70,7 @@ def _markdown(redact: Redact) -> mistune.Markdown:
     return mistune.create_markdown(renderer=_ProseRenderer(redact), plugins=["table", "strikethrough", "url"])
 
 
-def _diff_class(line: str) -> str:
-    if line.startswith(("+++", "---", "@@")):
-        return "hunk"
-    if line.startswith("+"):
-        return "add"
-    if line.startswith("-"):
-        return "del"
-    return ""
+_DIFF_CLASS = {"header": "hunk", "hunk": "hunk", "added": "add", "removed": "del", "": ""}
 
 
 def _meta(result: StepResult) -> str:
@@ -120,7 +114,7 @@ def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, An
             status=verdict.status.value,
             label=verdict.status.name,
             message=plain(verdict.message),
-            details=[(_diff_class(d), d) for d in map(plain, verdict.details)],
+            details=[(_DIFF_CLASS[diff_line_kind(d)], d) for d in map(plain, verdict.details)],
             meta=_meta(result),
         )
         if result.outcome is not None:

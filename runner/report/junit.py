@@ -5,9 +5,9 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
+from ..files import write_atomic
 from ..model import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
-from ..files import write_atomic
 from .plain import clip_lines, first_line, plain
 
 # XML 1.0 cannot hold these even as character references; parsers reject the file.

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..model import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
+from ..verify.diff import diff_line_kind
 from .plain import first_line, plain
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
@@ -48,16 +49,7 @@ def file_progress_line(fr: FileReport) -> str:
     return line
 
 
-def _diff_style(line: str) -> str:
-    if line.startswith(("+++", "---")):
-        return "bold"
-    if line.startswith("+"):
-        return "green"
-    if line.startswith("-"):
-        return "red"
-    if line.startswith("@@"):
-        return "cyan"
-    return ""
+_DIFF_STYLE = {"header": "bold", "hunk": "cyan", "added": "green", "removed": "red", "": ""}
 
 
 def _failure(result: StepResult) -> list[Text]:
@@ -71,7 +63,7 @@ def _failure(result: StepResult) -> list[Text]:
         lines.append(Text("  " + plain(result.verdict.message)))
     for detail in result.verdict.details:
         detail = plain(detail)
-        lines.append(Text("    " + detail, style=_diff_style(detail)))
+        lines.append(Text("    " + detail, style=_DIFF_STYLE[diff_line_kind(detail)]))
     for site in step.called_from:
         lines.append(Text(f"  called from {site}", style="dim"))
     return lines

@@ -29,6 +29,19 @@ def unified(expected: Sequence[str], actual: Sequence[str], exp_keys: Sequence[s
     return tuple(out), removed, added
 
 
+def diff_line_kind(line: str) -> str:
+    """What a line of a unified diff is, for whoever colours it: header, hunk, added, removed or ''."""
+    if line.startswith(("+++", "---")):
+        return "header"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "added"
+    if line.startswith("-"):
+        return "removed"
+    return ""
+
+
 def _range(start: int, stop: int) -> str:
     """A hunk range as `diff -u` writes it: 1-based start, and the length unless it is 1."""
     length = stop - start
