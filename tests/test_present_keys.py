@@ -7,7 +7,15 @@ import termios
 
 import pytest
 
-from runner.present.keys import BACKSPACE, CTRL_C, ENTER, ESCAPE, SPACE, Keyboard, parse_keys
+from runner.present.keys import (
+    BACKSPACE,
+    CTRL_C,
+    ENTER,
+    ESCAPE,
+    SPACE,
+    Keyboard,
+    parse_keys,
+)
 
 
 @pytest.mark.parametrize("sent, keys", [

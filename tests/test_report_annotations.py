@@ -4,10 +4,23 @@ from __future__ import annotations
 import re
 
 from runner.model import (
-    Expectation, FileReport, Kind, Outcome, RunReport, SourceLoc, Status, Step, StepResult, Verdict,
+    Expectation,
+    FileReport,
+    Kind,
+    Outcome,
+    RunReport,
+    SourceLoc,
+    Status,
+    Step,
+    StepResult,
+    Verdict,
     Visibility,
 )
-from runner.report.annotations import DETAIL_LINE_LIMIT, github_annotations, in_github_actions
+from runner.report.annotations import (
+    DETAIL_LINE_LIMIT,
+    github_annotations,
+    in_github_actions,
+)
 from runner.secrets import Redactor
 
 _LINE = re.compile(r"^::(error|warning) ((?:[A-Za-z]+=[^,:]*)(?:,[A-Za-z]+=[^,:]*)*)::(.*)$")

@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 
 from runner.model import (
-    Expectation, FileReport, Kind, Outcome, Plan, RunReport, SourceLoc, Status, Step, StepResult, Verdict,
+    Expectation,
+    FileReport,
+    Kind,
+    Outcome,
+    Plan,
+    RunReport,
+    SourceLoc,
+    Status,
+    Step,
+    StepResult,
+    Verdict,
     Visibility,
 )
 from runner.report.html import OUTPUT_LINE_LIMIT, render_html, write_html

@@ -8,7 +8,16 @@ from junitparser import Failure, JUnitXml, Skipped
 
 from runner.errors import DemorunError
 from runner.model import (
-    Expectation, FileReport, Kind, Outcome, RunReport, SourceLoc, Status, Step, StepResult, Verdict,
+    Expectation,
+    FileReport,
+    Kind,
+    Outcome,
+    RunReport,
+    SourceLoc,
+    Status,
+    Step,
+    StepResult,
+    Verdict,
     Visibility,
 )
 from runner.report.junit import write_junit

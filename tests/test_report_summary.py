@@ -3,8 +3,24 @@ from __future__ import annotations
 
 import re
 
-from runner.model import FileReport, Kind, Outcome, RunReport, SourceLoc, Status, Step, StepResult, Verdict, Visibility
-from runner.report.summary import file_progress_line, file_status, format_duration, render_summary
+from runner.model import (
+    FileReport,
+    Kind,
+    Outcome,
+    RunReport,
+    SourceLoc,
+    Status,
+    Step,
+    StepResult,
+    Verdict,
+    Visibility,
+)
+from runner.report.summary import (
+    file_progress_line,
+    file_status,
+    format_duration,
+    render_summary,
+)
 from runner.secrets import Redactor
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

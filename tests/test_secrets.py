@@ -3,11 +3,24 @@ from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from runner.model import (
-    Expectation, FileReport, Finding, Kind, Outcome, Plan, RunReport, Severity, SourceLoc, Status,
-    Step, StepResult, Verdict, Visibility,
+    Expectation,
+    FileReport,
+    Finding,
+    Kind,
+    Outcome,
+    Plan,
+    RunReport,
+    Severity,
+    SourceLoc,
+    Status,
+    Step,
+    StepResult,
+    Verdict,
+    Visibility,
 )
 from runner.secrets import MASK, Redactor, redact_report, secret_values
 

@@ -10,8 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from runner.errors import DemorunError, ParseError
-from runner.model import Expectation, SourceLoc
 from runner.files import write_atomic
+from runner.model import Expectation, SourceLoc
 from runner.update import OutputEdit, unified_diff, updated_text
 from runner.verify import compare_output
 

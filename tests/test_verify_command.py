@@ -4,7 +4,16 @@ from __future__ import annotations
 import pytest
 
 from runner.errors import ParseError
-from runner.model import Expectation, Kind, Modifiers, Outcome, SourceLoc, Status, Step, Visibility
+from runner.model import (
+    Expectation,
+    Kind,
+    Modifiers,
+    Outcome,
+    SourceLoc,
+    Status,
+    Step,
+    Visibility,
+)
 from runner.verify import verify_command
 
 

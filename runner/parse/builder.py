@@ -9,12 +9,29 @@ everything expanded in place.
 from __future__ import annotations
 
 import os
+
 from ..errors import ParseError
-from ..model import (Finding, Kind, Modifiers, Plan, Requirement, Severity, SourceLoc, Step,
-                     Visibility)
+from ..model import (
+    Finding,
+    Kind,
+    Modifiers,
+    Plan,
+    Requirement,
+    Severity,
+    SourceLoc,
+    Step,
+    Visibility,
+)
 from .directives import BUILTIN_HOOKS, Directive, interpret
-from .items import (BlockItem, CommandItem, CommentItem, DirectiveItem, Item, OutputItem,
-                    ProseItem)
+from .items import (
+    BlockItem,
+    CommandItem,
+    CommentItem,
+    DirectiveItem,
+    Item,
+    OutputItem,
+    ProseItem,
+)
 from .markdown import scan_markdown
 from .shell import split_shell
 from .source import is_markdown, read_source, split_lines

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from ..errors import ParseError
 from .normalise import normalise
 from .tables import Table, compare_table, same_shape, segments
-from .text import compare_contains, compare_exact, compare_text, compare_unordered, text_matches
+from .text import (
+    compare_contains,
+    compare_exact,
+    compare_text,
+    compare_unordered,
+    text_matches,
+)
 from .values import Mismatch, VerifyOptions
 from .volatile import VOLATILE_COLUMNS, Canon, canon_for
 
