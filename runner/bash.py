@@ -1,0 +1,481 @@
+"""One bash process on a pty: started with salted prompts, fed a command as it asks, read to its prompt, ended."""
+from __future__ import annotations
+
+import os
+import secrets
+import select
+import shlex
+import signal
+import termios
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import pexpect
+
+from . import processes
+from .errors import SessionError
+from .pty_io import (
+    CANONICAL_LINE_MAX,
+    CONTINUE,
+    ENDED,
+    LEFT,
+    OUTPUT,
+    STARTED,
+    Markers,
+    Output,
+    Scanner,
+    ansi_c,
+    raw_input_attrs,
+    set_nonblocking,
+    special_bytes,
+)
+
+INTERRUPT_GRACE = 2.0  # after Ctrl-C, time for the command to give the prompt back
+# bash forks a foreground job and the child takes the terminal a moment later; a SIGINT to
+# bash in between can leave the child holding the terminal and bash reading EOF. So while
+# bash itself is in the foreground, wait this long for a job to appear before signalling bash.
+FORK_PATIENCE = 0.02
+# A job can end on its own just as SIGINT is sent (a fast command in a loop); while the prompt
+# has not come back, a job that took the terminal since the last SIGINT gets one too.
+REINTERRUPT_EVERY = 0.05
+KILL_GRACE = 2.0  # after SIGKILL of the command, time for bash to notice
+EXIT_GRACE = 1.0  # `exit` at close: time for EXIT traps
+START_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What bash made of one command: whether it ran, its status and output, and how it ended."""
+
+    started: bool  # bash printed PS0: it parsed the whole command and ran it
+    status: int | None
+    output: str
+    said: str = ""  # what bash printed before starting: its complaint about a rejected command
+    stage: int = 0  # escalation reached: 1 interrupted, 2 killed, 3 the shell must be replaced
+    stuck: bool = False  # bash wanted more input than the command has
+    died: bool = False  # bash exited; status is its exit status
+    note: str | None = None  # who was reading the terminal when the time ran out
+
+
+def internal_line(body: str) -> bytes:
+    """A line of the session's own: silent under `set -x`, and $? survives it (even under `set -e`)."""
+    return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && :; } 2>/dev/null </dev/null\n').encode()
+
+
+def _default_signals() -> None:
+    """In the child before exec: Python ignores SIGPIPE, and ignored signals would pass to bash and
+    every command (`yes | head` would complain of a broken pipe)."""
+    for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
+def _reap(child: pexpect.spawn, pid: int, mark: str) -> None:
+    """Last-resort cleanup when a shell is dropped or the interpreter exits with it still open."""
+    processes.end([p for p in processes.owned(pid, mark) if p != pid], 0.2)
+    processes.kill_all([pid])
+    child.close(force=True)
+
+
+class Bash:
+    """An interactive bash (no rc files, no line editing, echo off) whose prompts are markers."""
+
+    def __init__(self, *, env: Mapping[str, str], cwd: str, rows: int, cols: int, argv0: str,
+                 args: Sequence[str], mark: str):
+        self.markers = Markers()
+        self._scanner = Scanner(self.markers)
+        self._mark = mark
+        try:
+            child = pexpect.spawn("bash", ["--norc", "--noprofile", "--noediting", "-i"], env=dict(env),
+                                  cwd=cwd, echo=False, dimensions=(rows, cols), encoding=None,
+                                  preexec_fn=_default_signals)
+        except (pexpect.ExceptionPexpect, OSError) as exc:
+            raise SessionError(f"cannot start bash: {exc}") from None
+        child.delaybeforesend = None
+        child.ptyproc.delayafterclose = 0
+        child.ptyproc.delayafterterminate = 0.05
+        self.child, self.fd, self.pid = child, child.child_fd, child.pid
+        self._finalizer = weakref.finalize(self, _reap, child, child.pid, mark)
+        set_nonblocking(self.fd)
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            self._pidfd = -1
+        self._wake, self._waker = os.pipe()  # interrupt() from a signal handler wakes exchange()
+        set_nonblocking(self._wake)
+        set_nonblocking(self._waker)
+        self._watched = [self.fd] + ([self._pidfd] if self._pidfd >= 0 else [])
+        self.baseline = termios.tcgetattr(self.fd)
+        self.special = special_bytes(self.baseline)
+        try:
+            self.terminals: tuple[str, ...] = ("/dev/tty", os.readlink(f"/proc/{self.pid}/fd/0"))
+        except OSError:
+            self.terminals = ("/dev/tty",)
+        self.alive = True
+        self.clean = True  # at a prompt with nothing of ours pending
+        self.exit_status: int | None = None
+        m = self.markers
+        init = "; ".join([
+            "unset PROMPT_COMMAND MAILCHECK HISTFILE", "set +o histexpand +o history", "history -c", "__dr_i=",
+            f"PS0={ansi_c(m.ps0)}", f"PS1={ansi_c(m.ps1)}", f"PS2={ansi_c(m.ps2)}",
+            "export -n PS0 PS1 PS2", "readonly PS0 PS1 PS2", '__dr_ret() { return "$1"; }',
+            f"BASH_ARGV0={shlex.quote(argv0)}", "set -- " + " ".join(shlex.quote(a) for a in args),
+        ])
+        token = secrets.token_hex(8)
+        line = (init + f"; printf %s {token}\n").encode("utf-8", "surrogateescape")
+        try:
+            if len(line) > CANONICAL_LINE_MAX or len(line.translate(None, self.special)) != len(line):
+                self.set_tty(raw_input_attrs(self.baseline))  # long or odd arguments: byte for byte
+            self.send(line)
+            self._await(token, START_TIMEOUT, "bash did not start")
+            self.set_tty(self.baseline)
+        except (SessionError, OSError) as exc:
+            self.close(graceful=False)
+            raise SessionError(str(exc)) from None
+
+    # Plain traffic.
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.fd, view):]
+            except BlockingIOError:
+                select.select([], [self.fd], [], 1.0)
+
+    def request_interrupt(self) -> None:
+        """Asks exchange() to interrupt the command: one write, so safe in a signal handler."""
+        try:
+            os.write(self._waker, b"\x03")
+        except OSError:
+            pass
+
+    def _foreground(self) -> int:
+        try:
+            return os.tcgetpgrp(self.fd)
+        except OSError:
+            return 0
+
+    def interrupt(self) -> int:
+        """SIGINT for the foreground job, as Ctrl-C would send it, but never to bash mid-fork.
+
+        Returns the process group that got it.
+        """
+        deadline = time.monotonic() + FORK_PATIENCE
+        while True:
+            group = self._foreground()
+            if group > 0 and group != self.pid and processes.signal_group(group, signal.SIGINT):
+                return group
+            if time.monotonic() >= deadline:
+                break
+            select.select([], [], [], 0.002)
+        self._ctrl_c()  # bash itself is busy (a loop of builtins, say)
+        return self.pid
+
+    def _ctrl_c(self) -> None:
+        try:
+            os.write(self.fd, b"\x03")
+        except OSError:
+            pass
+
+    def _drain_wake(self) -> bool:
+        try:
+            return bool(os.read(self._wake, 64))
+        except BlockingIOError:
+            return False
+
+    def _sound_after_interrupt(self) -> bool:
+        """After an interrupted command: bash still owns its terminal and reads from it."""
+        try:
+            if os.tcgetpgrp(self.fd) != self.pid:
+                return False
+            self.sync(interrupt=False)
+        except (OSError, SessionError):
+            return False
+        return True
+
+    def set_tty(self, attrs: list) -> None:
+        """The pty's modes as given; a command may have changed them (stty), so each use checks."""
+        try:
+            if termios.tcgetattr(self.fd) != attrs:
+                termios.tcsetattr(self.fd, termios.TCSANOW, attrs)
+        except termios.error:
+            pass
+
+    def setwinsize(self, rows: int, cols: int) -> None:
+        self.child.setwinsize(rows, cols)
+
+    def cwd(self) -> str | None:
+        return processes.cwd_of(self.pid)
+
+    def _read(self) -> bytes | None:
+        """Whatever the pty has; b"" once nobody holds it open any more, None if nothing yet."""
+        try:
+            return os.read(self.fd, 65536)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
+    def _await(self, token: str, timeout: float, what: str) -> None:
+        """Reads until the prompt that follows `token`, dropping everything before it."""
+        needle = token.encode()
+        text = bytearray()
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select(self._watched, [], [], left)
+            data = self._read() if self.fd in ready else None
+            if data == b"" or self._pidfd in ready:
+                self._died(Output())
+                raise SessionError(f"{what}: the shell exited (status {self.exit_status})")
+            for kind, payload in self._scanner.feed(data) if data else ():
+                if kind == OUTPUT:
+                    text += payload
+                elif kind == ENDED and needle in text:
+                    return
+                elif kind in (STARTED, ENDED):
+                    text.clear()
+        self.clean = False
+        raise SessionError(f"{what} within {timeout:g}s")
+
+    def sync(self, interrupt: bool, body: str = ":") -> None:
+        """Back to a known prompt after anything unexpected (a stale prompt, an error, an exception),
+        running `body` on the way."""
+        token = secrets.token_hex(8)
+        if interrupt:
+            self.interrupt()
+        self.send(internal_line(f"{body}; printf %s {token}"))
+        try:
+            self._await(token, INTERRUPT_GRACE, "bash did not come back to its prompt")
+        except SessionError:
+            if not (interrupt and self.alive and self._kill_foreground()):
+                raise
+            self._await(token, KILL_GRACE, "bash did not come back to its prompt")
+        self.clean = True
+
+    def query(self, body: str, timeout: float) -> str:
+        """Output of one of the session's own lines; nothing of the workshop's runs."""
+        reply = self.exchange(deque([internal_line(body)]), time.monotonic() + timeout, escalate=False)
+        if reply.died:
+            raise SessionError(f"the shell exited (status {reply.status})")
+        if not reply.started:
+            raise SessionError(f"bash did not run the line {body!r}")
+        return reply.output
+
+    # Commands.
+
+    def exchange(self, chunks: deque[bytes], deadline: float, *,
+                 on_output: Callable[[bytes], None] | None = None, stdin_fd: int | None = None,
+                 settled: list | None = None, escalate: bool = True) -> Reply:
+        """Feeds a command to bash line by line as it asks for more, and reads until its prompt.
+
+        Only the unread tail is searched for markers, so long output stays linear. `settled`
+        are the pty modes to restore once bash has read the command (it was sent byte for byte).
+        Past the deadline: Ctrl-C, then SIGKILL of the command, then stage 3 (replace the shell).
+        """
+        self.clean = False
+        self._drain_wake()
+        fd = self.fd
+        pending = bytearray(chunks.popleft())
+        lines_sent, continuations = pending.count(b"\n"), 0
+        output, before = Output(), bytearray()
+        started = stuck = False
+        stage, note = 0, None
+        interrupted = False
+        target, recheck = 0, float("inf")  # the group last sent SIGINT, and when to look again
+        forward: int | None = None
+        watching = self._watched + [self._wake]
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                if not escalate:
+                    raise SessionError("bash did not answer the session's own query in time")
+                pending.clear()
+                chunks.clear()
+                if settled is not None:  # Ctrl-C must be a signal again, not a byte of the command
+                    self.set_tty(settled)
+                    settled = None
+                stage += 1
+                if stage == 1:
+                    note = self._terminal_note()
+                    target, recheck = self.interrupt(), now + REINTERRUPT_EVERY
+                    deadline = now + INTERRUPT_GRACE
+                    continue
+                if stage == 2 and self._kill_foreground():
+                    deadline = now + KILL_GRACE
+                    continue
+                return Reply(started, None, output.text(), bytes(before).decode("utf-8", "replace"),
+                             stage=3, stuck=stuck, note=note)
+            if pending:  # write at once; select for room only when the pty's buffer is full
+                try:
+                    del pending[:os.write(fd, pending)]
+                except BlockingIOError:
+                    pass
+            if now >= recheck:
+                if self._foreground() != target:
+                    target = self.interrupt()
+                recheck = time.monotonic() + REINTERRUPT_EVERY
+            watched = watching if forward is None else watching + [forward]
+            ready, _, _ = select.select(watched, [fd] if pending else [], [],
+                                        max(0.0, min(deadline, recheck) - now))
+            if self._wake in ready and self._drain_wake():
+                interrupted = True
+                target, recheck = self.interrupt(), time.monotonic() + REINTERRUPT_EVERY
+            if forward is not None and forward in ready:
+                try:
+                    keys = os.read(forward, 4096)
+                except OSError:
+                    keys = b""
+                if keys:
+                    pending += keys
+                else:
+                    forward = None
+            data = self._read() if fd in ready else None
+            for kind, payload in self._scanner.feed(data) if data else ():
+                if kind == OUTPUT:
+                    if started:
+                        output.append(payload)
+                        if on_output is not None:
+                            on_output(payload)
+                    else:
+                        before += payload
+                elif kind == STARTED and not started:
+                    started, forward = True, stdin_fd
+                    if settled is not None:
+                        self.set_tty(settled)
+                        settled = None
+                elif kind == CONTINUE and not started and not stuck:
+                    continuations += 1
+                    if continuations < lines_sent:
+                        continue
+                    if chunks:
+                        chunk = chunks.popleft()
+                        pending += chunk
+                        lines_sent += chunk.count(b"\n")
+                        continue
+                    stuck, stage = True, 1
+                    if settled is not None:
+                        self.set_tty(settled)
+                        settled = None
+                    self._ctrl_c()  # bash is reading, not running anything
+                    deadline = min(deadline, now + INTERRUPT_GRACE)
+                elif kind == ENDED:
+                    self.clean = True
+                    if (stage or interrupted) and not stuck and not self._sound_after_interrupt():
+                        stage = 3
+                    return Reply(started, int(payload) if payload.isdigit() else None, output.text(),
+                                 bytes(before).decode("utf-8", "replace"), stage=stage, stuck=stuck, note=note)
+            if data == b"" or self._pidfd in ready:
+                status = self._died(output if started else Output())
+                return Reply(started, status, output.text(), bytes(before).decode("utf-8", "replace"),
+                             stage=stage, stuck=stuck, died=True, note=note)
+
+    def _collect(self, data: bytes, output: Output, started: bool) -> None:
+        for kind, payload in self._scanner.feed(data):
+            if kind == OUTPUT and started:
+                output.append(payload)
+
+    def _terminal_note(self) -> str | None:
+        names = processes.terminal_readers(self._foreground(), self.terminals, self.pid)
+        return f"{names[0]!r} was waiting for input from the terminal" if names else None
+
+    def _kill_foreground(self) -> bool:
+        """SIGKILL for the command's processes: its job's group, or bash's children in bash's group."""
+        group = self._foreground()
+        if not group:
+            return False
+        if group != self.pid:
+            return processes.signal_group(group, signal.SIGKILL)
+        return processes.kill_all(processes.in_group(self.pid, exclude=self.pid))
+
+    # Handing the terminal to a person.
+
+    def hand_over(self, stdin_fd: int, show: Callable[[bytes], None]) -> None:
+        """Copies keys to bash and its output to `show` until the LEFT marker, or Ctrl-D at the prompt."""
+        self.clean = False
+        fd = self.fd
+        at_prompt, last_key = True, b""
+        source: int | None = stdin_fd
+        while True:
+            watched = self._watched if source is None else self._watched + [source]
+            ready, _, _ = select.select(watched, [], [])
+            if source is not None and source in ready:
+                keys = os.read(source, 4096)
+                if not keys:  # no more keys will come: leave as Ctrl-D would
+                    source, keys = None, b"\x04"
+                self.send(keys)
+                last_key = keys[-1:]
+            data = self._read() if fd in ready else None
+            if data == b"" or self._pidfd in ready:
+                self._died(Output())
+                return
+            for kind, payload in self._scanner.feed(data) if data else ():
+                if kind == OUTPUT:
+                    show(payload)
+                elif kind == STARTED:
+                    at_prompt = False
+                elif kind == LEFT or (kind == ENDED and at_prompt and last_key == b"\x04"):
+                    return
+                elif kind == ENDED:
+                    at_prompt, last_key = True, b""
+
+    # The end.
+
+    def _died(self, output: Output) -> int:
+        """bash has gone: keep what it still printed, take its exit status, end what it left behind."""
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline and (data := self._read()):
+            self._collect(data, output, True)
+        output.append(self._scanner.flush())
+        if self._pidfd >= 0:
+            processes.wait_gone([self.pid], 5.0)
+        self.child.isalive()
+        if self.child.exitstatus is not None:
+            status = self.child.exitstatus
+        elif self.child.signalstatus is not None:
+            status = 128 + self.child.signalstatus
+        else:
+            status = 1
+        self.exit_status = status
+        self.close(graceful=False)
+        return status
+
+    def close(self, graceful: bool) -> None:
+        """Ends every process the workshop started, then bash. Idempotent."""
+        if self.fd < 0:
+            return
+        os.close(self._wake)
+        os.close(self._waker)
+        if graceful and self.alive and self.clean:
+            self._exit_gracefully()
+        for _ in range(3):  # a process forking while it is being ended is caught on the next pass
+            others = [pid for pid in processes.owned(self.pid, self._mark) if pid != self.pid]
+            if not others:
+                break
+            processes.end(others)
+        processes.kill_all([self.pid])
+        processes.wait_gone([self.pid], 1.0)
+        self.child.close(force=True)
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+        self._finalizer.detach()
+        self.fd = self._pidfd = -1
+        self.alive = False
+
+    def _exit_gracefully(self) -> None:
+        """`exit`, so EXIT traps run; bash refuses while jobs are stopped, and is then killed."""
+        try:
+            os.write(self.fd, b"exit\n")
+        except OSError:
+            return
+        deadline = time.monotonic() + EXIT_GRACE
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select(self._watched, [], [], left)
+            data = self._read() if self.fd in ready else None
+            if data == b"" or self._pidfd in ready:
+                return
+            if data and any(kind == ENDED for kind, _ in self._scanner.feed(data)):
+                return

@@ -1,0 +1,135 @@
+"""Finding and ending the processes a session started: by terminal session and by an inherited mark."""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import time
+
+MARK_VARIABLE = "DEMORUN_SESSION"
+
+
+def _stat(pid: int) -> tuple[int, int]:
+    """(process group, session) of pid."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        data = f.read()
+    fields = data[data.rindex(b")") + 2:].split()
+    return int(fields[2]), int(fields[3])
+
+
+def _pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def owned(session: int, mark: str) -> list[int]:
+    """Processes in terminal session `session`, or carrying the mark (daemons that left it)."""
+    needle = f"{MARK_VARIABLE}={mark}\0".encode()
+    me = os.getpid()
+    found = []
+    for pid in _pids():
+        if pid == me:
+            continue
+        try:
+            if _stat(pid)[1] == session:
+                found.append(pid)
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if needle in f.read():
+                    found.append(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def in_group(pgid: int, exclude: int) -> list[int]:
+    found = []
+    for pid in _pids():
+        try:
+            if pid != exclude and _stat(pid)[0] == pgid:
+                found.append(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _signal(pid: int, sig: int) -> bool:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def wait_gone(pids: list[int], timeout: float) -> list[int]:
+    """Waits until the processes have exited (zombies count) or timeout; returns the survivors."""
+    handles: dict[int, int] = {}
+    try:
+        for pid in pids:
+            try:
+                handles[os.pidfd_open(pid)] = pid
+            except (ProcessLookupError, AttributeError, OSError):
+                continue
+        deadline = time.monotonic() + timeout
+        while handles:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready, _, _ = select.select(list(handles), [], [], left)
+            for fd in ready:
+                os.close(fd)
+                del handles[fd]
+        return sorted(handles.values())
+    finally:
+        for fd in handles:
+            os.close(fd)
+
+
+def end(pids: list[int], grace: float = 0.5) -> None:
+    """SIGTERM (and SIGCONT, for stopped jobs), then SIGKILL whatever outlives the grace time."""
+    alive = [pid for pid in pids if _signal(pid, signal.SIGTERM)]
+    for pid in alive:
+        _signal(pid, signal.SIGCONT)
+    for pid in wait_gone(alive, grace):
+        _signal(pid, signal.SIGKILL)
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def kill_all(pids: list[int]) -> bool:
+    return any([_signal(pid, signal.SIGKILL) for pid in pids])
+
+
+def terminal_readers(pgid: int, terminals: tuple[str, ...], exclude: int) -> list[str]:
+    """Names of processes in pgid that opened the terminal themselves, as password prompts do.
+
+    Unattended commands get /dev/null as stdin, so a terminal open for reading on any
+    descriptor past stderr was opened by the program, not inherited.
+    """
+    names = []
+    for pid in in_group(pgid, exclude):
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if int(fd) <= 2 or os.readlink(f"/proc/{pid}/fd/{fd}") not in terminals:
+                    continue
+                with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                    flags = next((int(line.split()[1], 8) for line in f if line.startswith("flags:")), 0)
+                if flags & os.O_ACCMODE != os.O_WRONLY:
+                    with open(f"/proc/{pid}/comm") as f:
+                        names.append(f.read().strip())
+                    break
+        except (OSError, ValueError):
+            continue
+    return names
+
+
+def cwd_of(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return None

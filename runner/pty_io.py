@@ -1,0 +1,203 @@
+"""Talking to bash over a pty: salted prompt markers, a linear scanner for them, terminal modes."""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import struct
+import termios
+import tty
+from collections.abc import Iterator
+
+# Marker kinds bash prints: S when a command starts (PS0), C when it wants another line
+# (PS2), E with $? when it is back at the prompt (PS1), L when the presenter leaves the
+# shell handed to them.
+STARTED, CONTINUE, ENDED, LEFT = b"S", b"C", b"E", b"L"
+OUTPUT = b""
+_KINDS = frozenset(b"SCEL")
+_OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
+_MAX_PAYLOAD = 16
+
+# Cleared so the pty hands bash every byte as written: no line editing, signals or translation.
+_RAW_INPUT_LFLAG = termios.ICANON | termios.ISIG | termios.IEXTEN
+_RAW_INPUT_IFLAG = termios.ICRNL | termios.INLCR | termios.IGNCR | termios.IXON | termios.ISTRIP
+# Characters a canonical-mode pty acts on instead of passing them to bash.
+_SPECIAL_CC = (termios.VINTR, termios.VQUIT, termios.VERASE, termios.VKILL, termios.VEOF,
+               termios.VSTART, termios.VSTOP, termios.VSUSP, termios.VLNEXT, termios.VWERASE,
+               termios.VREPRINT, termios.VDISCARD)
+# Linux keeps at most 4095 bytes of one line in canonical mode and drops the rest.
+CANONICAL_LINE_MAX = 4000
+
+
+def ansi_c(text: str) -> str:
+    """Quote text as bash $'...' so control characters survive one line of input."""
+    out = []
+    for ch in text:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
+
+
+class Markers:
+    """The prompts that tell a command's start, continuation and end apart from its output.
+
+    Each prints as 0x1E 0x1F salt kind payload 0x1E. In the variables the two opening
+    bytes are kept apart (by `\\]\\[`, or an empty expansion in PS0, which readline does
+    not filter), so printing $PS1 never fakes one.
+    """
+
+    def __init__(self, salt: str | None = None):
+        self.salt = salt or secrets.token_hex(8)
+        self.prefix = _OPEN + _SPLIT + self.salt.encode()
+
+    def _prompt(self, kind: str, payload: str = "") -> str:
+        return "\\[\x1e\\]\\[\x1f" + self.salt + kind + payload + "\x1e\\]"
+
+    @property
+    def ps0(self) -> str:
+        return "\x1e${__dr_e-}\x1f" + self.salt + "S\x1e"
+
+    @property
+    def ps1(self) -> str:
+        return "${__dr_i@P}" + self._prompt("E", "$?")
+
+    @property
+    def ps2(self) -> str:
+        return self._prompt("C")
+
+    def printf_left(self) -> str:
+        """A printf command that prints the LEFT marker without spelling it out in its source."""
+        return f"printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
+
+
+class Scanner:
+    """Splits a pty stream into output and markers; work stays linear in the stream's size."""
+
+    def __init__(self, markers: Markers):
+        self._prefix = markers.prefix
+        self._held = b""
+
+    def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
+        """Events (kind, payload) in order; kind OUTPUT carries output bytes as payload."""
+        buf = self._held + data if self._held else data
+        self._held = b""
+        events: list[tuple[bytes, bytes]] = []
+        prefix, plen = self._prefix, len(self._prefix)
+        pos = 0
+        while True:
+            i = buf.find(prefix, pos)
+            if i < 0:
+                keep = self._partial(buf, pos)
+                if len(buf) - keep > pos:
+                    events.append((OUTPUT, buf[pos:len(buf) - keep]))
+                self._held = buf[len(buf) - keep:] if keep else b""
+                return events
+            if i > pos:
+                events.append((OUTPUT, buf[pos:i]))
+            end = buf.find(_CLOSE, i + plen, i + plen + _MAX_PAYLOAD + 2)
+            if end < 0:
+                if len(buf) - i < plen + _MAX_PAYLOAD + 2:
+                    self._held = buf[i:]
+                    return events
+                events.append((OUTPUT, buf[i:i + 1]))
+                pos = i + 1
+                continue
+            kind, payload = buf[i + plen:i + plen + 1], buf[i + plen + 1:end]
+            if kind and kind[0] in _KINDS:
+                events.append((kind, payload))
+            else:
+                events.append((OUTPUT, buf[i:end + 1]))
+            pos = end + 1
+
+    def _partial(self, buf: bytes, pos: int) -> int:
+        """Length of the tail of buf that could still grow into a marker."""
+        start = max(pos, len(buf) - len(self._prefix) + 1)
+        i = buf.find(_OPEN, start)
+        while i >= 0:
+            if self._prefix.startswith(buf[i:]):
+                return len(buf) - i
+            i = buf.find(_OPEN, i + 1)
+        return 0
+
+    def flush(self) -> bytes:
+        """Whatever was held back as a possible marker start, once no more will come."""
+        held, self._held = self._held, b""
+        return held
+
+
+class Output:
+    """A command's output as it arrives, the pty's CR LF turned back into LF on the way in.
+
+    Converting chunk by chunk keeps a single copy of the bytes; text() then makes the one
+    string, so a long output peaks at its bytes plus its text and never more.
+    """
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._cr = False
+
+    def append(self, data: bytes) -> None:
+        if self._cr:
+            data = b"\r" + data
+        self._cr = data.endswith(b"\r")
+        if self._cr:
+            data = data[:-1]
+        self._data += data.replace(b"\r\n", b"\n")
+
+    def text(self) -> str:
+        """Decoded UTF-8 (invalid bytes as U+FFFD); the buffer is empty afterwards."""
+        if self._cr:
+            self._data += b"\r"
+            self._cr = False
+        text = self._data.decode("utf-8", "replace")
+        self._data = bytearray()
+        return text
+
+
+def special_bytes(attrs: list) -> bytes:
+    """The control characters a canonical pty would interpret rather than pass on."""
+    cc = attrs[6]
+    chars = {c if isinstance(c, bytes) else bytes([c]) for c in (cc[i] for i in _SPECIAL_CC)}
+    return b"".join(sorted(c for c in chars if c not in (b"\x00", b""))) + b"\r"
+
+
+def raw_input_attrs(attrs: list) -> list:
+    """attrs with input taken byte for byte: no line limit, no signals, no translation."""
+    raw = [list(a) if isinstance(a, list) else a for a in attrs]
+    raw[0] &= ~_RAW_INPUT_IFLAG
+    raw[3] &= ~_RAW_INPUT_LFLAG
+    raw[6][termios.VMIN] = 1
+    raw[6][termios.VTIME] = 0
+    return raw
+
+
+def set_nonblocking(fd: int) -> None:
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+
+
+def window_size(fd: int) -> tuple[int, int] | None:
+    """(rows, cols) of the terminal on fd, if it is one."""
+    try:
+        rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(fd, termios.TIOCGWINSZ, b"\0" * 8))
+    except OSError:
+        return None
+    return (rows, cols) if rows and cols else None
+
+
+@contextlib.contextmanager
+def raw_terminal(fd: int | None) -> Iterator[None]:
+    """The presenter's terminal in raw mode (keys pass through, Ctrl-C included), restored after."""
+    if fd is None or not os.isatty(fd):
+        yield
+        return
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setraw(fd, termios.TCSANOW)
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -1,0 +1,345 @@
+"""One persistent bash for a whole workshop: each command's output, status and time, as in a terminal."""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import termios
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+from . import processes
+from .bash import Bash, Reply
+from .errors import CommandRejected, SessionError
+from .model import Outcome
+from .pty_io import (
+    CANONICAL_LINE_MAX,
+    ansi_c,
+    raw_input_attrs,
+    raw_terminal,
+    window_size,
+)
+
+UNATTENDED_ENV = {
+    "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
+    "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
+}
+QUERY_TIMEOUT = 10.0  # the session's own short lines (variables, set-up of the handed-over shell)
+VISIBLE_PS1 = r"\u@\h:\w\$ "
+_RECOVERY = {1: "interrupted", 2: "killed", 3: "restarted"}
+_EXIT_WORD = re.compile(r"\b(exit|logout)\b")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_REFERENCE = re.compile(
+    r"\\\$|\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!*@-])\}|([A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-]))")
+# How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
+_SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
+                      "!": '"${!:-}"', "-": '"$-"'}
+_ALL_NAMES = " ".join(f'"${{!{c}@}}"' for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _frame(text: str, interactive: bool) -> deque[bytes]:
+    """The command as one group, so bash takes it as one unit; unattended, its stdin is at EOF.
+
+    Lines go one by one as bash asks for them, so after a syntax error no later line runs on
+    its own; the last line travels with the closing brace, which alone is harmless.
+    """
+    lines = text.split("\n")
+    lines[0] = "{ " + lines[0]
+    lines.append("}" if interactive else "} </dev/null")
+    encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
+    return deque(encoded[:-2] + [encoded[-2] + encoded[-1]])
+
+
+def _is_blank(text: str) -> bool:
+    """Nothing but comments and blank lines: bash would run nothing, and `{ }` would not parse."""
+    if text and text[0] not in "# \t\n" and "\n" not in text:
+        return False
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n"))
+
+
+def _stdin_fd() -> int | None:
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _stdout_fd() -> int:
+    try:
+        sys.stdout.flush()
+        return sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return 1
+
+
+def _with_echo(attrs: list) -> list:
+    """The pty as a terminal is for a person: typed keys echo, Enter ends a line."""
+    changed = [list(a) if isinstance(a, list) else a for a in attrs]
+    changed[3] |= termios.ECHO | termios.ECHOE | termios.ECHOK | termios.ECHOCTL | termios.ECHOKE
+    changed[0] |= termios.ICRNL
+    return changed
+
+
+class Session:
+    """One bash for the whole workshop; variables, cd, functions and jobs persist as in a terminal."""
+
+    def __init__(self, *, cwd: str | None = None, env: Mapping[str, str] | None = None,
+                 argv0: str = "demorun", args: Sequence[str] = (), cols: int = 80, rows: int = 24,
+                 default_timeout: float = 600.0, unattended: bool = True):
+        self.default_timeout = default_timeout
+        self._unattended = unattended  # pagers off: nobody is there to page
+        self.cols, self.rows = cols, rows
+        self._argv0, self._args = argv0, tuple(args)
+        self._cwd = os.path.abspath(cwd or os.getcwd())
+        if not os.path.isdir(self._cwd):
+            raise SessionError(f"cannot start bash in {self._cwd!r}: not a directory")
+        self._mark = secrets.token_hex(8)
+        self._env = self._environment(env or {})
+        self._running = self._interrupted = False
+        self._lost = False  # replaced outside a command: the next outcome says so
+        self._bash = self._spawn(self._cwd)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._bash.alive
+
+    @property
+    def exit_status(self) -> int | None:
+        """bash's own exit status once it has exited (`exit 3`, `set -e`)."""
+        return self._bash.exit_status
+
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(extra)
+        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND"):
+            env.pop(name, None)
+        if self._unattended:
+            env.update(UNATTENDED_ENV)
+        env["TERM"] = env.get("TERM") or "xterm-256color"
+        env["COLUMNS"], env["LINES"] = str(self.cols), str(self.rows)
+        env["HISTFILE"] = ""  # no history file is read at start; the shell then unsets it
+        if not any(env.get(name) for name in ("LC_ALL", "LC_CTYPE", "LANG")):
+            env["LANG"] = "C.UTF-8"
+        env[processes.MARK_VARIABLE] = self._mark
+        return env
+
+    def _spawn(self, cwd: str) -> Bash:
+        return Bash(env=self._env, cwd=cwd, rows=self.rows, cols=self.cols, argv0=self._argv0,
+                    args=self._args, mark=self._mark)
+
+    def _restart(self) -> None:
+        """A fresh bash in the old one's working directory; variables and functions are gone."""
+        cwd = self._bash.cwd()
+        self._bash.close(graceful=False)
+        self._bash = self._spawn(cwd if cwd and os.path.isdir(cwd) else self._cwd)
+
+    def close(self) -> None:
+        """Ends background jobs and every process the workshop started, then bash. Idempotent."""
+        self._bash.close(graceful=True)
+
+    def _ready(self) -> Bash:
+        """The shell, alive and at its prompt; replaced (and the loss reported) if it cannot get there."""
+        if not self._bash.alive:
+            raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
+        if not self._bash.clean:
+            try:
+                self._bash.sync(interrupt=True)
+            except SessionError:
+                if not self._bash.alive:
+                    raise
+                self._restart()
+                self._lost = True
+        return self._bash
+
+    # Running commands.
+
+    def run(self, command: str, *, timeout: float | None = None, stop_after: float | None = None,
+            on_output: Callable[[bytes], None] | None = None, interactive: bool = False) -> Outcome:
+        """Runs one complete command: what the terminal showed, the exit status, the time it took."""
+        text = command.rstrip("\n")
+        if _is_blank(text):
+            if not self._bash.alive:
+                raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
+            return Outcome(output="", status=0, duration=0.0)
+        bash = self._ready()
+        lost, self._lost = self._lost, False
+        limit = self.default_timeout if timeout is None else timeout
+        stopping = stop_after is not None and stop_after <= limit
+        chunks = _frame(text, interactive)
+        payload = b"".join(chunks)
+        # A canonical pty would act on control characters and cut lines past 4 KB.
+        raw = (len(payload.translate(None, bash.special)) != len(payload)
+               or (len(payload) > CANONICAL_LINE_MAX
+                   and any(len(line) > CANONICAL_LINE_MAX for line in payload.split(b"\n"))))
+        settled = _with_echo(bash.baseline) if interactive else bash.baseline
+        self._interrupted = False
+        start = time.monotonic()
+        deadline = start + (stop_after if stopping else limit)
+        try:
+            bash.set_tty(raw_input_attrs(settled) if raw else settled)
+            self._running = True
+            if interactive:
+                stdin_fd = _stdin_fd()
+                with raw_terminal(stdin_fd), self._follow_window():
+                    reply = bash.exchange(chunks, deadline, on_output=on_output, stdin_fd=stdin_fd,
+                                          settled=settled if raw else None)
+            else:
+                reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None)
+        finally:
+            self._running = False
+            if bash.alive:
+                bash.set_tty(bash.baseline)
+        duration = time.monotonic() - start
+        if reply.stage == 3:
+            self._restart()
+        if reply.stuck or not (reply.started or reply.stage or reply.died or self._interrupted):
+            self._reject(text, reply)
+        return self._outcome(text, reply, duration, stopping, lost)
+
+    def _outcome(self, text: str, reply: Reply, duration: float, stopping: bool, lost: bool) -> Outcome:
+        output = reply.output
+        if reply.died and output.endswith("exit\n") and _EXIT_WORD.search(text):
+            output = output[:-5]  # bash's farewell on `exit`, not the command's output
+        if reply.note:
+            output += ("" if not output or output.endswith("\n") else "\n") + f"demorun: {reply.note}\n"
+        stopped = bool(reply.stage) and stopping
+        status = 0 if stopped else 137 if reply.status is None else reply.status
+        recovery = "restarted" if lost else _RECOVERY.get(reply.stage) or ("interrupted" if self._interrupted else None)
+        return Outcome(output=output, status=status, duration=duration, timed_out=bool(reply.stage) and not stopping,
+                       stopped=stopped, recovery=recovery, state_lost=reply.stage == 3 or lost)
+
+    def _reject(self, text: str, reply: Reply) -> None:
+        """bash would not take the command and ran none of it; quote bash's own words."""
+        if self._bash.alive and reply.stage < 3:
+            self._bash.sync(interrupt=False)
+        reason = self.check_syntax(text)
+        if not reason:
+            said = reply.said.strip().splitlines()
+            reason = said[0].split(": ", 1)[-1] if said and not reply.stuck else \
+                "incomplete: bash is waiting for more input (an unclosed quote, heredoc or block)"
+        raise CommandRejected(f"bash rejects {text!r}: {reason}")
+
+    @contextmanager
+    def _follow_window(self) -> Iterator[None]:
+        """While a person uses the shell, the pty has their terminal's size and follows resizes."""
+        stdin_fd = _stdin_fd()
+        if stdin_fd is None or not os.isatty(stdin_fd):
+            yield
+            return
+        bash = self._bash
+
+        def resize(*_args: object) -> None:
+            size = window_size(stdin_fd)
+            if size and bash.alive:
+                bash.setwinsize(*size)
+
+        resize()
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGWINCH, resize)
+        try:
+            yield
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGWINCH, previous)
+            if bash.alive:
+                bash.setwinsize(self.rows, self.cols)
+
+    def interrupt(self) -> None:
+        """Ctrl-C for the running command; a single write, so safe from a signal handler."""
+        if self._running:
+            self._interrupted = True
+            self._bash.request_interrupt()
+
+    def check_syntax(self, command: str) -> str | None:
+        """bash's own complaint if it would reject the command (`bash -n`: nothing runs), else None."""
+        try:
+            done = subprocess.run(["bash", "--norc", "--noprofile", "-O", "extglob", "-n"],
+                                  input=command.encode("utf-8", "surrogateescape") + b"\n",
+                                  capture_output=True, timeout=QUERY_TIMEOUT)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        said = [line.removeprefix("bash: ") for line in done.stderr.decode("utf-8", "replace").splitlines()
+                if line.strip()]
+        # A heredoc without its end is only a warning to `bash -n`, but would leave bash waiting.
+        if done.returncode != 0 or any("here-document" in line for line in said):
+            return "; ".join(said) or f"bash -n exited with status {done.returncode}"
+        return None
+
+    # The session's own queries: one round trip each; $?, `set -x` and `set -e` are left alone.
+
+    def _values(self, expressions: Sequence[str]) -> list[str]:
+        line = "printf '%s\\0' " + " ".join(expressions)
+        return self._ready().query(line, QUERY_TIMEOUT).split("\0")[:len(expressions)]
+
+    def getvar(self, name: str) -> str | None:
+        """The value of a shell variable, or None when it is unset."""
+        if not _NAME.match(name):
+            raise ValueError(f"not a variable name: {name!r}")
+        flag, value = self._values([f'"${{{name}+1}}"', f'"${{{name}-}}"'])
+        return value if flag else None
+
+    def variables(self) -> dict[str, str]:
+        """Every shell and exported variable (an array by its first element)."""
+        body = (f"for __dr_v in {_ALL_NAMES}; do [[ $__dr_v == __dr_* ]] || "
+                "printf '%s\\0%s\\0' \"$__dr_v\" \"${!__dr_v-}\"; done")
+        fields = self._ready().query(body, QUERY_TIMEOUT).split("\0")
+        return dict(zip(fields[0:-1:2], fields[1::2]))
+
+    def expand(self, text: str) -> str:
+        """text with $VAR, ${VAR}, $1 and the like filled in from the session; nothing in it is run."""
+        found = [m.group(1) or m.group(2) for m in _REFERENCE.finditer(text) if m.group(0) != "\\$"]
+        if not found:
+            return text.replace("\\$", "$")
+        names = list(dict.fromkeys(found))
+        values = dict(zip(names, self._values([_SPECIAL_PARAMETER.get(n, f'"${{{n}-}}"') for n in names])))
+        return _REFERENCE.sub(lambda m: "$" if m.group(0) == "\\$" else values[m.group(1) or m.group(2)], text)
+
+    # Handing the shell to the presenter.
+
+    def interact_shell(self, stdin_fd: int | None = None, stdout_fd: int | None = None,
+                       on_output: Callable[[bytes], None] | None = None) -> None:
+        """The presenter types into this very bash, with a visible prompt, until `exit` or Ctrl-D.
+
+        Variables, functions and the directory they change stay for the rest of the workshop;
+        `exit` and Ctrl-D only hand control back. `on_output` also gets what is shown (recordings).
+        """
+        stdin_fd = _stdin_fd() if stdin_fd is None else stdin_fd
+        stdout_fd = _stdout_fd() if stdout_fd is None else stdout_fd
+        if stdin_fd is None:
+            raise SessionError("there is no terminal to hand the shell to")
+        bash = self._ready()
+        leave = bash.markers.printf_left()
+        bash.set_tty(_with_echo(bash.baseline))
+        try:
+            with raw_terminal(stdin_fd), self._follow_window():
+                prompt = bash.query(
+                    f"__dr_i={ansi_c(VISIBLE_PS1)}; set -o emacs -o history -o ignoreeof; "
+                    f"bind 'set enable-bracketed-paste off'; exit() {{ {leave}; }}; logout() {{ exit; }}",
+                    QUERY_TIMEOUT)
+                def show(data: bytes) -> None:
+                    os.write(stdout_fd, data)
+                    if on_output:
+                        on_output(data)
+
+                show(prompt.encode("utf-8", "replace"))
+                bash.hand_over(stdin_fd, show)
+            if bash.alive:
+                termios.tcflush(bash.fd, termios.TCIFLUSH)
+                bash.sync(interrupt=False, body="history -d -1; set +o emacs +o history +o ignoreeof; "
+                                                "__dr_i=; unset -f exit logout")
+        finally:
+            if bash.alive:
+                bash.set_tty(bash.baseline)
