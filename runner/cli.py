@@ -10,7 +10,7 @@ import sys
 import click
 
 from . import __version__
-from .errors import DemorunError
+from .errors import Aborted, DemorunError
 
 
 def _duration(ctx, param, value):
@@ -47,8 +47,8 @@ def _call(fn, *args, **kwargs) -> None:
     except DemorunError as exc:
         click.echo(f"demorun: {exc}", err=True)
         _finish(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("demorun: interrupted", err=True)
+    except (KeyboardInterrupt, Aborted) as exc:
+        click.echo(f"demorun: {exc or 'interrupted'}", err=True)
         _finish(130)
     _finish(code)
 

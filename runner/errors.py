@@ -42,3 +42,11 @@ class MissingRequirement(DemorunError):
     """A tool the workshop needs is not on PATH."""
 
     exit_code = 3
+
+
+class Aborted(Exception):
+    """The person running demorun asked twice, or the system asked once, to stop.
+
+    Not a DemorunError: it must pass through the places that report user
+    errors and go on, up to the command line, which exits with 130.
+    """

@@ -13,8 +13,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 from ..config import load_config
-from ..engine import Aborted, Engine, Listener, Policy, interrupts
-from ..errors import DemorunError, MissingRequirement
+from ..engine import Engine, Listener, Policy, interrupts
+from ..errors import Aborted, DemorunError, MissingRequirement
 from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
 from ..secrets import Redactor, secret_values
 from ..verify.diff import diff_line_kind
@@ -379,7 +379,7 @@ class Show:
         self.screen.newline_if_needed()
         self.screen.line("(the workshop's shell: `exit` or Ctrl-D to come back)", DIM)
         with self.keys.suspended():
-            self.session.interact_shell()
+            self.session.interact_shell(on_output=self.screen.record)
         # The shell wrote past the screen's bookkeeping: Ctrl-D leaves the cursor after a prompt.
         self.screen.write("\r\x1b[K")
         self.screen.line("(back to the show)", DIM)
@@ -508,7 +508,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     try:
         with _ending_signals(), Keyboard(sys.stdin.fileno()) as keys, \
                 open_session(file, args, config, timeout=default_timeout,
-                             cols=size.columns, rows=size.lines) as session:
+                             cols=size.columns, rows=size.lines, unattended=False) as session:
             engine = Engine(plan, session, listeners=[listener], policy=Policy(
                 check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout))
             show = Show(plan, engine, screen, keys, listener, speed=speed)

@@ -1,0 +1,162 @@
+"""`demorun check`: run workshops in CI, check statuses and `##` output, report, update."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from ..config import Config, load_config
+from ..discover import find_workshops
+from ..engine import Engine, Policy, interrupts
+from ..errors import DemorunError, ParseError
+from ..files import write_atomic
+from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
+from ..report.summary import file_progress_line, render_summary
+from ..secrets import Redactor, secret_values
+from ..update import OutputEdit, unified_diff, updated_text
+from ..verify import VerifyOptions, compare_output, normalise, verify_command
+from .common import (
+    effective_timeout,
+    load_plan,
+    missing_requirements,
+    open_session,
+    requirement_message,
+)
+from .screen import color_wanted
+
+
+def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
+              update: bool, show_diff: bool, timeout: float | None, no_init: bool) -> int:
+    """Check every workshop under `paths`; see the README for the exit codes."""
+    from ..files import check_writable
+
+    for artefact in (junit, html):
+        if artefact:
+            check_writable(artefact)
+    files = find_workshops(paths, scripts=False)
+    plans, configs = _load_all(files, no_init=no_init)
+    started = time.monotonic()
+    reports: list[FileReport] = []
+    secrets: set[str] = set()
+    for file in files:
+        report, found = _check_file(plans[file], configs[file], fail_fast=fail_fast, timeout=timeout)
+        reports.append(report)
+        secrets |= found
+        click.echo(Redactor(secrets)(file_progress_line(report)))
+        if fail_fast and report.count(Status.FAIL):
+            break
+    run = RunReport(tuple(reports), time.monotonic() - started)
+    redact = Redactor(secrets)
+
+    click.echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
+    _write_artefacts(run, redact, junit=junit, html=html)
+
+    unfixed = {(r.step.loc.file, r.step.loc.line) for f in reports for r in f.results
+               if r.verdict.status is Status.FAIL}
+    if update:
+        unfixed -= _update(reports, configs, show_diff=show_diff)
+    skipped_files = [f for f in reports if f.skipped_reason]
+    if unfixed or (strict and skipped_files):
+        return 1
+    if skipped_files and len(skipped_files) == len(reports):
+        return 3
+    return 0
+
+
+def _load_all(files: list[str], *, no_init: bool) -> tuple[dict[str, Plan], dict[str, Config]]:
+    """Parse and configure everything first: a broken file stops the run before anything runs."""
+    plans: dict[str, Plan] = {}
+    configs: dict[str, Config] = {}
+    problems: list[str] = []
+    for file in files:
+        try:
+            plans[file] = load_plan(file, no_init=no_init)
+            configs[file] = load_config(file)
+        except DemorunError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ParseError("\n".join(problems))
+    return plans, configs
+
+
+def _check_file(plan: Plan, config: Config, *, fail_fast: bool,
+                timeout: float | None) -> tuple[FileReport, frozenset[str]]:
+    started = time.monotonic()
+    missing = missing_requirements(plan)
+    if missing:
+        reason = requirement_message(missing)
+        skipped = tuple(StepResult(s, Verdict(Status.SKIP, reason), None, i)
+                        for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND)
+        return FileReport(plan.file, skipped, 0.0, reason, plan), frozenset()
+    limit = effective_timeout(timeout, config)
+    policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
+                    verify=_verify_options(config))
+    with open_session(plan.file, [], config, timeout=limit) as session, interrupts(lambda: session):
+        results = Engine(plan, session, policy=policy).run_all()
+        found = secret_values(session.variables(), config.secrets) if session.alive else frozenset()
+    return FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan), found
+
+
+def _verify_options(config: Config) -> VerifyOptions:
+    return VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns)
+
+
+def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, html: str | None) -> None:
+    if junit:
+        from ..report.junit import write_junit
+
+        write_junit(run, junit, redact)
+    if html:
+        from ..report.html import write_html
+
+        write_html(run, html, redact)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        from ..report.annotations import github_annotations
+
+        for line in github_annotations(run, redact):
+            click.echo(line)
+
+
+def _update(reports: list[FileReport], configs: dict[str, Config], *, show_diff: bool) -> set[tuple[str, int]]:
+    """Write real output back as `##` lines; the failures this fixed, as (file, line)."""
+    edits: dict[str, dict[int, OutputEdit]] = {}
+    fixed: set[tuple[str, int]] = set()
+    for report in reports:
+        options = _verify_options(configs[report.file])
+        for result in report.results:
+            edit = _edit_for(result, options)
+            if edit is not None:
+                edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
+                fixed.add((result.step.loc.file, result.step.loc.line))
+    for file, by_line in edits.items():
+        old = Path(file).read_text(encoding="utf-8")
+        new = updated_text(old, sorted(by_line.values(), key=lambda e: e.command_end_line))
+        if new == old:
+            continue
+        if show_diff:
+            click.echo(unified_diff(file, old, new), nl=False)
+        else:
+            write_atomic(file, new)
+            click.echo(f"updated {file}: {len(by_line)} output block(s)")
+    return set() if show_diff else fixed
+
+
+def _edit_for(result: StepResult, options: VerifyOptions) -> OutputEdit | None:
+    """An edit for a command that ran with an acceptable status but whose output differs or is unrecorded."""
+    step, outcome = result.step, result.outcome
+    if outcome is None or step.modifiers.expect == "ignore" or (outcome.timed_out and not outcome.stopped):
+        return None
+    if not verify_command(dataclasses.replace(step, expected=None), outcome, options=options).passed:
+        return None
+    if step.expected is None:
+        if not normalise(outcome.output):
+            return None
+    elif compare_output(step.expected.lines, outcome.output, mode=step.modifiers.expect,
+                        masks=step.modifiers.masks, options=options) is None:
+        return None
+    return OutputEdit(step.end_line or step.loc.line, step.expected, outcome.output,
+                      mode=step.modifiers.expect, masks=step.modifiers.masks)

@@ -1,0 +1,125 @@
+"""`demorun run`: replay a workshop unattended, showing what the audience would see."""
+from __future__ import annotations
+
+import time
+
+from ..config import load_config
+from ..engine import Engine, Listener, Policy, interrupts
+from ..errors import MissingRequirement
+from ..model import Kind, SourceLoc, Status, Step, StepResult, Visibility
+from ..secrets import Redactor, secret_values
+from .common import (
+    effective_timeout,
+    load_plan,
+    missing_requirements,
+    open_session,
+    requirement_message,
+)
+from .screen import GREEN, Screen
+
+HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
+
+
+class ReplayListener(Listener):
+    """Shows SHOW sections as a presenter would, and any failure wherever it happens."""
+
+    def __init__(self, screen: Screen, *, quiet: bool, speed: float | None):
+        self.screen = screen
+        self.quiet = quiet
+        self.speed = speed
+        self.hidden_output = bytearray()
+
+    def _visible(self, step: Step) -> bool:
+        return (not self.quiet and step.visibility is Visibility.SHOW
+                and step.modifiers.show)
+
+    def on_text(self, step: Step, text: str) -> None:
+        if self.quiet:
+            return
+        if step.kind is Kind.PROSE:
+            self.screen.blank_line()
+            self.screen.prose(text)
+            self.screen.blank_line()
+        elif step.kind is Kind.COMMENT:
+            self.screen.comment(text)
+        else:
+            self.screen.printed(text)
+
+    def on_step_start(self, index: int, step: Step) -> None:
+        self.hidden_output.clear()
+        if self._visible(step):
+            self.screen.prompt()
+            self.screen.command(step.text, speed=self.speed if step.modifiers.typeout else None)
+            self.screen.end_command()
+
+    def on_output(self, step: Step, chunk: bytes) -> None:
+        if self._visible(step):
+            self.screen.write(chunk)
+        else:
+            self.hidden_output += chunk
+            del self.hidden_output[:-65536]
+
+    def on_step_done(self, result: StepResult) -> None:
+        if result.verdict.status is not Status.FAIL:
+            return
+        step = result.step
+        if not self._visible(step):
+            self.screen.failure(f"{step.loc}: this command failed:")
+            self.screen.line(step.text)
+            tail = bytes(self.hidden_output).decode("utf-8", "replace").splitlines()
+            for line in tail[-HIDDEN_OUTPUT_LINES:]:
+                self.screen.line(line)
+        self.screen.failure(result.verdict.message)
+        for detail in result.verdict.details:
+            self.screen.line(detail)
+
+    def on_notice(self, loc: SourceLoc, message: str) -> None:
+        if not self.quiet:
+            self.screen.notice(f"{loc}: {message}")
+
+
+def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | None, quiet: bool,
+               record: str | None, timeout: float | None, no_init: bool) -> int:
+    """Replay FILE; 0 when every command succeeded, 1 otherwise, N after `exit N`."""
+    plan = load_plan(file, no_init=no_init)
+    config = load_config(file)
+    missing = missing_requirements(plan)
+    if missing:
+        raise MissingRequirement(f"{file}: not run: {requirement_message(missing)}")
+
+    recorder = None
+    if record:
+        from ..report.cast import CastRecorder
+
+        recorder = CastRecorder(record, width=80, height=24, title=file)
+    screen = Screen(record=recorder.output if recorder else None)
+    listener = ReplayListener(screen, quiet=quiet, speed=speed)
+    started = time.monotonic()
+    secrets: frozenset[str] = frozenset()
+    try:
+        with open_session(file, args, config, timeout=effective_timeout(timeout, config)) as session, \
+                interrupts(lambda: session):
+            engine = Engine(plan, session, listeners=[listener], policy=Policy(
+                check_output=False, keep_going=keep_going, run_hooks=True,
+                default_timeout=effective_timeout(timeout, config)))
+            results = engine.run_all()
+            if session.alive:
+                secrets = secret_values(session.variables(), config.secrets)
+    finally:
+        if recorder:
+            recorder.close(Redactor(secrets))
+
+    failed = [r for r in results if r.verdict.status is Status.FAIL]
+    ran = sum(1 for r in results if r.outcome is not None)
+    elapsed = time.monotonic() - started
+    if engine.exit_step is not None:
+        status = next(r.outcome.status for r in results
+                      if r.step is engine.exit_step and r.outcome is not None)
+        screen.notice(f"{engine.exit_step.loc}: the workshop ran `exit {status}`; run ended")
+        return status if status or not failed else 1
+    if failed:
+        screen.failure(f"{len(failed)} of {ran} commands failed ({elapsed:.1f}s); first at {failed[0].step.loc}")
+        return 1
+    if not quiet:
+        screen.line(f"{ran} commands ran, all succeeded ({elapsed:.1f}s)", GREEN)
+    return 0

@@ -1,0 +1,238 @@
+"""`demorun run`: unattended replay end to end, through the command line, with real bash."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+import pexpect
+from conftest import REPO
+
+
+def test_quickstart_replays_what_the_audience_would_see(demorun):
+    result = demorun("run", str(REPO / "demos" / "quickstart.md"))
+    assert result.exit_code == 0, result.output
+    assert "Connected to cluster quickstart" in result.output
+    assert "A pretend cluster" in result.output  # prose of a SHOW section
+    assert "Counting pods in quickstart" in result.output  # @print, expanded
+    assert 'export PATH="$PWD:$PATH"' not in result.output  # hidden setup stays hidden
+    assert "all succeeded" in result.output
+
+
+def test_first_failure_stops_the_run_with_file_line_and_output(demorun, workshop):
+    path = workshop("""
+        ```bash
+        echo before
+        ls /no/such/dir
+        echo after
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert f"{path}:3" in result.output
+    assert "No such file or directory" in result.output  # the hidden command's own output
+    assert "after\n" not in result.output.replace("echo after", "")
+
+
+def test_keep_going_runs_the_rest(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        false
+        echo still-here
+        ```
+        """)
+    result = demorun("run", "--keep-going", path)
+    assert result.exit_code == 1
+    assert "still-here" in result.output.replace("echo still-here", "")
+
+
+def test_args_become_positional_parameters(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        echo "first=$1 second=$2 zero=$0"
+        ```
+        """)
+    result = demorun("run", path, "alpha", "beta gamma")
+    assert result.exit_code == 0, result.output
+    assert f"first=alpha second=beta gamma zero={path}" in result.output
+
+
+def test_exit_in_a_workshop_ends_the_run_with_its_status_at_file_line(demorun, workshop):
+    path = workshop("""
+        ```bash
+        echo one
+        exit 3
+        echo never
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 3
+    assert f"{path}:3" in result.output and "exit 3" in result.output
+
+
+def test_timeout_interrupts_and_the_session_keeps_its_state(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        KEEP=kept
+        ```
+        <!-- @timeout 1s -->
+        ```bash
+        sleep 30
+        ```
+        ```bash
+        echo "value=$KEEP"
+        ```
+        """)
+    result = demorun("run", "--keep-going", path)
+    assert result.exit_code == 1
+    assert "timed out" in result.output.lower()
+    assert "value=kept" in result.output
+
+
+def test_reading_stdin_gets_end_of_file_instead_of_hanging(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        read -r answer || echo "no input"
+        ```
+        """)
+    result = demorun("run", "--timeout", "20s", path)
+    assert result.exit_code == 0, result.output
+    assert "no input" in result.output
+
+
+def test_quiet_shows_only_failures(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        Some prose.
+        ```bash
+        echo loud
+        ```
+        """)
+    result = demorun("run", "--quiet", path)
+    assert result.exit_code == 0
+    assert "loud" not in result.output and "Some prose" not in result.output
+
+
+def test_missing_required_tool_refuses_with_exit_3(demorun, workshop):
+    path = workshop("""
+        <!-- @requires surely-not-a-tool-xyz -->
+        ```bash
+        echo hi
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 3
+    assert "surely-not-a-tool-xyz" in result.output and f"{path}:1" in result.output
+
+
+def test_missing_file_is_one_clear_line_with_exit_2(demorun, tmp_path):
+    result = demorun("run", str(tmp_path / "nope.md"))
+    assert result.exit_code == 2
+    assert "nope.md" in result.output and "Traceback" not in result.output
+
+
+def test_background_jobs_are_ended_after_the_run(workshop):
+    marker = f"demorun-bg-{uuid.uuid4().hex[:8]}"
+    path = workshop(f"""
+        ```bash
+        bash -c 'exec -a {marker} sleep 1000' &
+        echo started
+        ```
+        """)
+    done = subprocess.run([sys.executable, "-m", "runner", "run", path], capture_output=True,
+                          text=True, timeout=60, cwd=REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    assert left.stdout.strip() == ""
+
+
+def test_record_writes_a_cast_of_what_was_shown(demorun, workshop, tmp_path):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        echo recorded-line
+        ```
+        """)
+    cast = tmp_path / "demo.cast"
+    result = demorun("run", "--record", str(cast), path)
+    assert result.exit_code == 0, result.output
+    lines = cast.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["version"] == 2 and header["width"] > 0
+    events = [json.loads(line) for line in lines[1:]]
+    assert any("recorded-line" in event[2] for event in events)
+    assert all(a[0] <= b[0] for a, b in zip(events, events[1:]))
+
+
+def test_python_dash_m_runner_works():
+    done = subprocess.run([sys.executable, "-m", "runner", "--version"], capture_output=True,
+                          text=True, cwd=REPO, env={**os.environ})
+    assert done.returncode == 0 and "demorun" in done.stdout
+
+
+def _spawn_run(path: str, *args: str) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "runner", "run", *args, path], cwd=str(REPO),
+                         env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=30)
+
+
+def test_ctrl_c_interrupts_the_command_and_the_run_goes_on(workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        echo waiting; sleep 100
+        ```
+        ```bash
+        echo after-interrupt
+        ```
+        """)
+    child = _spawn_run(path, "--keep-going")
+    child.expect("waiting")
+    child.sendintr()
+    child.expect("after-interrupt\r\n")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1  # the interrupted command counts as failed
+
+
+def test_second_ctrl_c_ends_the_run_and_its_processes(workshop):
+    marker = f"demorun-int-{uuid.uuid4().hex[:8]}"
+    path = workshop(f"""
+        <!-- @SHOW -->
+        ```bash
+        trap '' INT; echo stubborn; bash -c 'exec -a {marker} sleep 1000'
+        ```
+        """)
+    child = _spawn_run(path)
+    child.expect("stubborn")
+    child.sendintr()
+    time.sleep(0.3)  # two presses, not one: signals that arrive together coalesce into one
+    child.sendintr()
+    child.expect("interrupted")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout == b""
+
+
+def test_sigterm_ends_the_run_and_its_processes(workshop):
+    marker = f"demorun-term-{uuid.uuid4().hex[:8]}"
+    path = workshop(f"""
+        <!-- @SHOW -->
+        ```bash
+        echo started; bash -c 'exec -a {marker} sleep 1000'
+        ```
+        """)
+    child = _spawn_run(path)
+    child.expect("started")
+    child.kill(15)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout == b""
