@@ -79,7 +79,9 @@ KINDS: tuple[Kind, ...] = (
          may_hold=lambda s: len(s) >= 12),
     # web-68cc8bc689-j4ph2: Deployment pod. The stable prefix stays; StatefulSet ordinals (web-0) are not volatile.
     # Real hashes use only _HASH; older clusters and stand-ins use more, and the suffix after it is signal enough.
-    Kind("pod", rf"(?<=[a-z0-9])-[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])[{_SAFE}]{{5}}(?![\w-])", keep="-",
+    # A suffix may be all digits (one in a thousand is) when a real template hash stands before it.
+    Kind("pod", rf"(?<=[a-z0-9])-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}(?![\w-])",
+         keep="-",
          may_hold=lambda s: "-" in s),
     Kind("replicaset", rf"(?<=[a-z0-9])-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}(?![\w-])", keep="-",
          may_hold=lambda s: "-" in s),
