@@ -64,7 +64,7 @@ def main() -> None:
 
 
 @main.command("list")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @no_init_option
 def list_cmd(file: str, as_json: bool, no_init: bool) -> None:
@@ -85,7 +85,7 @@ def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
 
 
 @main.command("run", context_settings={"ignore_unknown_options": True})
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--keep-going", is_flag=True, help="Go on after a failing command.")
 @click.option("--speed", type=float, default=None, metavar="CPS",
@@ -127,7 +127,7 @@ def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, timeout,
 
 
 @main.command("present", context_settings={"ignore_unknown_options": True})
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--speed", type=float, default=None, metavar="CPS",
               help="Typing speed in characters a second (default: a human pace, 10-100 ms a key).")

@@ -72,7 +72,7 @@ def test_exit_in_a_workshop_ends_the_run_with_its_status_at_file_line(demorun, w
         """)
     result = demorun("run", path)
     assert result.exit_code == 3
-    assert f"{path}:3" in result.output and "exit 3" in result.output
+    assert f"{path}:3" in result.output and "status 3" in result.output
 
 
 def test_timeout_interrupts_and_the_session_keeps_its_state(demorun, workshop):
@@ -236,3 +236,47 @@ def test_sigterm_ends_the_run_and_its_processes(workshop):
     child.close()
     assert child.exitstatus == 130
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout == b""
+
+
+def test_stop_after_ends_a_never_ending_command_as_a_success(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        <!-- @stop-after 1s -->
+        ```bash
+        while true; do echo tick; sleep 0.2; done
+        ```
+        ```bash
+        echo after-the-watch
+        ```
+        """)
+    started = time.monotonic()
+    result = demorun("run", path)
+    assert result.exit_code == 0, result.output
+    assert "tick" in result.output and "after-the-watch\n" in result.output
+    assert time.monotonic() - started < 10
+
+
+def test_a_command_bash_rejects_is_never_sent(demorun, workshop, tmp_path):
+    path = workshop("""
+        ```bash
+        touch sent-before
+        echo "unterminated
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert f"{path}:3: bash rejects this command" in result.output
+    assert (tmp_path / "sent-before").exists()
+
+
+def test_set_e_ends_the_run_where_bash_exits(demorun, workshop):
+    path = workshop("""
+        ```bash
+        set -e
+        false
+        echo never-printed
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert f"{path}:3" in result.output and "never-printed\n" not in result.output

@@ -63,7 +63,7 @@ class ReplayListener(Listener):
         if result.verdict.status is not Status.FAIL:
             return
         step = result.step
-        if not self._visible(step):
+        if not self._visible(step) and result.outcome is not None:
             self.screen.failure(f"{step.loc}: this command failed:")
             self.screen.line(step.text)
             tail = bytes(self.hidden_output).decode("utf-8", "replace").splitlines()
@@ -115,10 +115,12 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     if engine.exit_step is not None:
         status = next(r.outcome.status for r in results
                       if r.step is engine.exit_step and r.outcome is not None)
-        screen.notice(f"{engine.exit_step.loc}: the workshop ran `exit {status}`; run ended")
+        screen.notice(f"{engine.exit_step.loc}: bash exited here with status {status} "
+                      "(`exit`, or `set -e` after a failure); run ended")
         return status if status or not failed else 1
     if failed:
-        screen.failure(f"{len(failed)} of {ran} commands failed ({elapsed:.1f}s); first at {failed[0].step.loc}")
+        screen.failure(f"{len(failed)} of {len(results)} commands failed ({elapsed:.1f}s); "
+                       f"first at {failed[0].step.loc}")
         return 1
     if not quiet:
         screen.line(f"{ran} commands ran, all succeeded ({elapsed:.1f}s)", GREEN)
