@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pty
+import signal
 import sys
 import termios
 import threading
@@ -80,6 +81,20 @@ def test_interactive_command_sees_the_presenters_window_size(terminal, session):
     termios.tcsetwinsize(presenter, (40, 132))
     assert session.run("stty size", interactive=True, timeout=10).output == "40 132\n"
     assert session.run("stty size </dev/tty").output == "24 80\n"
+
+
+def test_a_resize_during_a_command_reaches_it(terminal, session):
+    _, presenter = terminal
+
+    def resize() -> None:
+        time.sleep(0.4)
+        termios.tcsetwinsize(presenter, (50, 120))
+        os.kill(os.getpid(), signal.SIGWINCH)  # what the terminal sends its foreground process
+
+    termios.tcsetwinsize(presenter, (30, 100))
+    threading.Thread(target=resize, daemon=True).start()
+    outcome = session.run("stty size; sleep 1.2; stty size", interactive=True, timeout=10)
+    assert outcome.output.splitlines() == ["30 100", "50 120"]
 
 
 @pytest.mark.parametrize("leave", [b"exit\r", b"\x04", b"exit 5\r"])
