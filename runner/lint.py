@@ -1,57 +1,16 @@
 """`demorun lint`: problems in workshops, one line each with file:line, severity and a code."""
 from __future__ import annotations
 
-import os
-import re
 import shutil
 
 import click
 
+from .discover import find_workshops
 from .errors import ParseError
 from .model import Finding, Kind, Plan, Severity, SourceLoc
 from .parse import parse_workshop
 from .parse.bash_syntax import check_syntax_located
 from .parse.directives import KNOWN_NAMES
-
-_RUNNABLE_FENCE = re.compile(rb"^(```|~~~)[`~]*[ \t]*(bash|sh|shell)([ \t].*)?\r?$", re.M | re.I)
-
-
-def _is_workshop(path: str) -> bool:
-    if path.endswith(".sh"):
-        return True
-    if not path.lower().endswith(".md"):
-        return False
-    try:
-        with open(path, "rb") as f:
-            return bool(_RUNNABLE_FENCE.search(f.read()))
-    except OSError:
-        return True
-
-
-def find_workshops(folder: str) -> list[str]:
-    """Every `*.md` with a runnable fence and every `*.sh` below `folder`, in a stable order."""
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-        found += [os.path.join(root, name) for name in sorted(files)
-                  if _is_workshop(os.path.join(root, name))]
-    return found
-
-
-def _targets(paths: list[str]) -> list[tuple[str, bool]]:
-    """(file, named on the command line) for every workshop to lint."""
-    targets = []
-    for path in paths:
-        if os.path.isdir(path):
-            found = find_workshops(path)
-            if not found:
-                raise ParseError(f"no workshops in {path!r} (no *.md with a bash fence, no *.sh)")
-            targets += [(f, False) for f in found]
-        elif os.path.lexists(path):
-            targets.append((path, True))
-        else:
-            raise ParseError(f"no such file or folder: {path!r}")
-    return targets
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:
@@ -88,7 +47,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
     """Every finding for the workshops under `paths`, sorted, and how many files were read."""
     plans = []
     findings: set[Finding] = set()
-    targets = _targets(paths)
+    targets = find_workshops(paths, scripts=True)
     for path, named in targets:
         try:
             plan = parse_workshop(path, no_init=no_init)

@@ -37,7 +37,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     for artefact in (junit, html):
         if artefact:
             check_writable(artefact)
-    files = find_workshops(paths, scripts=False)
+    files = [file for file, _ in find_workshops(paths, scripts=False)]
     plans, configs = _load_all(files, no_init=no_init)
     started = time.monotonic()
     reports: list[FileReport] = []
