@@ -315,7 +315,7 @@ class Bash:
                 except BlockingIOError:
                     pass
             if now >= recheck:
-                if self._foreground() != target:
+                if self._foreground() != target or processes.sigint_lost(target):
                     target = self.interrupt()
                 recheck = time.monotonic() + REINTERRUPT_EVERY
             watched = watching if forward is None else watching + [forward]

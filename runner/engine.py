@@ -6,6 +6,7 @@ policy switches; the engine never imports a presenter or a reporter.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 
 from .errors import Aborted, CommandRejected
 from .model import (
-    FileReport,
     Kind,
     Plan,
     SourceLoc,
@@ -31,14 +31,8 @@ from .verify import VerifyOptions, verify_command
 class Listener:
     """What happens during a run; presenters and reporters override what they need."""
 
-    def on_file_start(self, plan: Plan) -> None: ...
-
     def on_text(self, step: Step, text: str) -> None:
         """Prose, commentary or an expanded @print of a SHOW section."""
-
-    def on_wait(self, step: Step) -> None: ...
-
-    def on_clear(self, step: Step) -> None: ...
 
     def on_step_start(self, index: int, step: Step) -> None:
         """A command is about to run."""
@@ -49,8 +43,6 @@ class Listener:
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         """Something worth a warning that does not fail the run."""
-
-    def on_file_done(self, report: FileReport) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -148,7 +140,7 @@ class Engine:
     def _exists(self, step: Step) -> bool:
         """Unknown `@name` directives usually come from a presenter's init file: warn once."""
         name = step.text.split()[0] if step.text.split() else step.text
-        found = self.session.run(f"type -t -- {_shell_quote(name)} >/dev/null", timeout=10).status == 0
+        found = self.session.run(f"type -t -- {shlex.quote(name)} >/dev/null", timeout=10).status == 0
         if not found and name not in self._missing_warned:
             self._missing_warned.add(name)
             self._fire("on_notice", step.loc, f"@{name}: not a macro, hook or command here; ignored")
@@ -158,7 +150,6 @@ class Engine:
 
     def run_all(self) -> list[StepResult]:
         """Every step in order; stops at the first failure unless the policy keeps going."""
-        self._fire("on_file_start", self.plan)
         results: list[StepResult] = []
         stopped_by: str | None = None
         for index, step in enumerate(self.plan.steps):
@@ -190,14 +181,11 @@ class Engine:
         return results
 
     def _present(self, step: Step) -> None:
+        """Unattended, only text is shown: nobody is there to wait for, and clearing would hide history."""
         if step.kind in (Kind.PROSE, Kind.COMMENT):
             self._fire("on_text", step, step.text)
         elif step.kind is Kind.PRINT:
             self._fire("on_text", step, self.expand(step))
-        elif step.kind is Kind.WAIT:
-            self._fire("on_wait", step)
-        elif step.kind is Kind.CLEAR:
-            self._fire("on_clear", step)
 
 
 def _syntax_errors(plan: Plan) -> dict[int, str]:
@@ -209,10 +197,6 @@ def _syntax_errors(plan: Plan) -> dict[int, str]:
         return {}
     messages = check_syntax([text for _, text in indexed])
     return {i: msg for (i, _), msg in zip(indexed, messages) if msg}
-
-
-def _shell_quote(word: str) -> str:
-    return "'" + word.replace("'", "'\\''") + "'"
 
 
 @contextmanager

@@ -101,6 +101,23 @@ def signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
+def sigint_lost(pgid: int) -> bool:
+    """True when a group's leader runs on with SIGINT neither pending, ignored nor caught.
+
+    A SIGINT that lands between fork and exec is taken by the forking shell's
+    handler in the child and lost; a process in that state would otherwise have died.
+    """
+    try:
+        with open(f"/proc/{pgid}/status", encoding="ascii", errors="replace") as f:
+            fields = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        if fields.get("State", "Z").startswith(("Z", "X")):
+            return False
+        bit = 1 << (signal.SIGINT - 1)
+        return not any(int(fields[key], 16) & bit for key in ("SigPnd", "ShdPnd", "SigIgn", "SigCgt"))
+    except (OSError, KeyError, ValueError):
+        return False
+
+
 def kill_all(pids: list[int]) -> bool:
     return any([_signal(pid, signal.SIGKILL) for pid in pids])
 

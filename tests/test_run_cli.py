@@ -193,9 +193,9 @@ def test_ctrl_c_interrupts_the_command_and_the_run_goes_on(workshop):
         ```
         """)
     child = _spawn_run(path, "--keep-going")
-    child.expect("waiting")
+    child.expect("\nwaiting")  # the output, not the command shown before it
     child.sendintr()
-    child.expect("after-interrupt\r\n")
+    child.expect("\nafter-interrupt")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1  # the interrupted command counts as failed
@@ -210,7 +210,7 @@ def test_second_ctrl_c_ends_the_run_and_its_processes(workshop):
         ```
         """)
     child = _spawn_run(path)
-    child.expect("stubborn")
+    child.expect("\nstubborn")
     child.sendintr()
     time.sleep(0.3)  # two presses, not one: signals that arrive together coalesce into one
     child.sendintr()
@@ -230,7 +230,7 @@ def test_sigterm_ends_the_run_and_its_processes(workshop):
         ```
         """)
     child = _spawn_run(path)
-    child.expect("started")
+    child.expect("\nstarted")
     child.kill(15)
     child.expect(pexpect.EOF)
     child.close()
@@ -280,3 +280,20 @@ def test_set_e_ends_the_run_where_bash_exits(demorun, workshop):
     result = demorun("run", path)
     assert result.exit_code == 1
     assert f"{path}:3" in result.output and "never-printed\n" not in result.output
+
+
+def test_unknown_directive_runs_as_a_command_or_warns_once(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        <!-- @no_such_scene_switch -->
+        <!-- @no_such_scene_switch -->
+        <!-- @echo directive-ran-as-a-command -->
+        ```bash
+        echo done
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("@no_such_scene_switch: not a macro, hook or command here") == 1
+    assert f"{path}:2" in result.output
+    assert "directive-ran-as-a-command" in result.output

@@ -1,12 +1,15 @@
 """Timeouts and their escalation, @stop-after, interrupts and terminal readers, with a real bash."""
 from __future__ import annotations
 
+import signal
+import subprocess
 import threading
 import time
 
 import pytest
 
 from runner import bash
+from runner.processes import sigint_lost
 from runner.session import Session
 
 
@@ -117,3 +120,19 @@ def test_interrupts_landing_as_bash_forks_keep_the_shell(session):
             session.run("echo first; sleep 100", on_output=stop_at_first_output)
         outcome = session.run("echo $kept")
         assert outcome.output == "yes\n" and not outcome.state_lost
+
+
+def test_a_lost_sigint_is_recognised_by_the_signal_disposition():
+    plain = subprocess.Popen(["sleep", "30"], process_group=0)
+    ignoring = subprocess.Popen(["bash", "-c", "trap '' INT; sleep 30 & wait"], process_group=0)
+    try:
+        time.sleep(0.2)
+        assert sigint_lost(plain.pid)  # default disposition, still running: a SIGINT never arrived
+        assert not sigint_lost(ignoring.pid)  # ignores SIGINT on purpose: nothing was lost
+        plain.send_signal(signal.SIGINT)
+        plain.wait(5)
+        assert not sigint_lost(plain.pid)  # gone
+    finally:
+        for proc in (plain, ignoring):
+            proc.kill()
+            proc.wait()

@@ -30,8 +30,8 @@ class ReplayListener(Listener):
         self.hidden_output = bytearray()
 
     def _visible(self, step: Step) -> bool:
-        return (not self.quiet and step.visibility is Visibility.SHOW
-                and step.modifiers.show)
+        """Output of SHOW sections is seen, even of @noshow and @immed commands, as when presenting."""
+        return not self.quiet and step.visibility is Visibility.SHOW
 
     def on_text(self, step: Step, text: str) -> None:
         if self.quiet:
@@ -47,7 +47,7 @@ class ReplayListener(Listener):
 
     def on_step_start(self, index: int, step: Step) -> None:
         self.hidden_output.clear()
-        if self._visible(step):
+        if self._visible(step) and step.modifiers.show:
             self.screen.prompt()
             self.screen.command(step.text, speed=self.speed if step.modifiers.typeout else None)
             self.screen.end_command()
