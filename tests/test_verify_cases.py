@@ -52,7 +52,7 @@ def volatile_pairs():
             yield pytest.param(verdict, expected, actual, id=f"{n}-{verdict}")
 
 
-@pytest.mark.parametrize("verdict, expected, actual", volatile_pairs())
+@pytest.mark.parametrize("verdict, expected, actual", list(volatile_pairs()))
 def test_volatile_values(verdict, expected, actual):
     mismatch = compare_output([expected], actual + "\n")
     assert (mismatch is None) == (verdict == "same"), mismatch
