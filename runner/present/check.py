@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -114,9 +113,9 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
         from ..report.html import write_html
 
         write_html(run, html, redact)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        from ..report.annotations import github_annotations
+    from ..report.annotations import github_annotations, in_github_actions
 
+    if in_github_actions():
         for line in github_annotations(run, redact):
             click.echo(line)
 

@@ -18,7 +18,7 @@ from typing import BinaryIO
 
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
-RED, YELLOW, GREEN, CYAN = "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[36m"
+RED, YELLOW, GREEN = "\x1b[31m", "\x1b[33m", "\x1b[32m"
 
 
 def color_wanted(stream) -> bool:
