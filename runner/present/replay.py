@@ -1,6 +1,7 @@
 """`demorun run`: replay a workshop unattended, showing what the audience would see."""
 from __future__ import annotations
 
+import shutil
 import time
 
 from ..config import load_config
@@ -91,7 +92,9 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     if record:
         from ..report.cast import CastRecorder
 
-        recorder = CastRecorder(record, width=80, height=24, title=file)
+        # Prose is set at the terminal's width; commands see a fixed 80x24 that fits inside it.
+        size = shutil.get_terminal_size((80, 24))
+        recorder = CastRecorder(record, width=max(size.columns, 80), height=max(size.lines, 24), title=file)
     screen = Screen(record=recorder.output if recorder else None)
     listener = ReplayListener(screen, quiet=quiet, speed=speed)
     started = time.monotonic()
