@@ -226,3 +226,18 @@ def test_sub_workshops_run_in_the_same_session(demorun, workshop):
     result = demorun("check", main)
     assert result.exit_code == 0, result.output
     assert "4 passed" in result.output
+
+
+def test_update_writes_secrets_as_stars_and_they_match_again(demorun, workshop):
+    path = workshop("""
+        ```bash
+        export DB_PASSWORD=hunter2-but-longer
+        echo "connecting with $DB_PASSWORD"
+        ```
+        """)
+    assert demorun("check", "--update", path).exit_code == 0
+    text = Path(path).read_text()
+    assert "## connecting with ***" in text
+    assert text.count("hunter2-but-longer") == 1  # only where the workshop itself sets it
+    again = demorun("check", path)
+    assert again.exit_code == 0, again.output

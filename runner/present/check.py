@@ -17,7 +17,7 @@ from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdi
 from ..report.summary import file_progress_line, render_summary
 from ..secrets import Redactor, secret_values
 from ..update import OutputEdit, unified_diff, updated_text
-from ..verify import VerifyOptions, compare_output, normalise, verify_command
+from ..verify import VerifyOptions, normalise, verify_command
 from .common import (
     effective_timeout,
     load_plan,
@@ -57,7 +57,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     unfixed = {(r.step.loc.file, r.step.loc.line) for f in reports for r in f.results
                if r.verdict.status is Status.FAIL}
     if update:
-        unfixed -= _update(reports, configs, show_diff=show_diff)
+        unfixed -= _update(reports, configs, redact, show_diff=show_diff)
     skipped_files = [f for f in reports if f.skipped_reason]
     if unfixed or (strict and skipped_files):
         return 1
@@ -93,7 +93,7 @@ def _check_file(plan: Plan, config: Config, *, fail_fast: bool,
         return FileReport(plan.file, skipped, 0.0, reason, plan), frozenset()
     limit = effective_timeout(timeout, config)
     policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
-                    verify=_verify_options(config))
+                    verify=_verify_options(config), secret_names=config.secrets)
     with open_session(plan.file, [], config, timeout=limit) as session, interrupts(lambda: session):
         results = Engine(plan, session, policy=policy).run_all()
         found = secret_values(session.variables(), config.secrets) if session.alive else frozenset()
@@ -120,14 +120,15 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
             click.echo(line)
 
 
-def _update(reports: list[FileReport], configs: dict[str, Config], *, show_diff: bool) -> set[tuple[str, int]]:
-    """Write real output back as `##` lines; the failures this fixed, as (file, line)."""
+def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redactor, *,
+            show_diff: bool) -> set[tuple[str, int]]:
+    """Write real output back as `##` lines, secrets as ***; the failures this fixed, as (file, line)."""
     edits: dict[str, dict[int, OutputEdit]] = {}
     fixed: set[tuple[str, int]] = set()
     for report in reports:
         options = _verify_options(configs[report.file])
         for result in report.results:
-            edit = _edit_for(result, options)
+            edit = _edit_for(result, options, redact)
             if edit is not None:
                 edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
                 fixed.add((result.step.loc.file, result.step.loc.line))
@@ -144,7 +145,7 @@ def _update(reports: list[FileReport], configs: dict[str, Config], *, show_diff:
     return set() if show_diff else fixed
 
 
-def _edit_for(result: StepResult, options: VerifyOptions) -> OutputEdit | None:
+def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> OutputEdit | None:
     """An edit for a command that ran with an acceptable status but whose output differs or is unrecorded."""
     step, outcome = result.step, result.outcome
     if outcome is None or step.modifiers.expect == "ignore" or (outcome.timed_out and not outcome.stopped):
@@ -154,8 +155,7 @@ def _edit_for(result: StepResult, options: VerifyOptions) -> OutputEdit | None:
     if step.expected is None:
         if not normalise(outcome.output):
             return None
-    elif compare_output(step.expected.lines, outcome.output, mode=step.modifiers.expect,
-                        masks=step.modifiers.masks, options=options) is None:
+    elif result.verdict.passed:  # its status is fine (above), so only the output can have failed
         return None
-    return OutputEdit(step.end_line or step.loc.line, step.expected, outcome.output,
+    return OutputEdit(step.end_line or step.loc.line, step.expected, redact(outcome.output),
                       mode=step.modifiers.expect, masks=step.modifiers.masks)
