@@ -15,7 +15,7 @@ from ..errors import DemorunError, ParseError
 from ..files import write_atomic
 from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
 from ..report.summary import file_progress_line, render_summary
-from ..secrets import Redactor, secret_values
+from ..secrets import Redactor
 from ..update import OutputEdit, unified_diff, updated_text
 from ..verify import VerifyOptions, normalise, verify_command
 from .common import (
@@ -95,8 +95,9 @@ def _check_file(plan: Plan, config: Config, *, fail_fast: bool,
     policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
                     verify=_verify_options(config), secret_names=config.secrets)
     with open_session(plan.file, [], config, timeout=limit) as session, interrupts(lambda: session):
-        results = Engine(plan, session, policy=policy).run_all()
-        found = secret_values(session.variables(), config.secrets) if session.alive else frozenset()
+        engine = Engine(plan, session, policy=policy)
+        results = engine.run_all()
+        found = engine.redactor().secrets
     return FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan), found
 
 

@@ -16,7 +16,7 @@ from ..config import load_config
 from ..engine import Engine, Listener, Policy, interrupts
 from ..errors import Aborted, DemorunError, MissingRequirement
 from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
-from ..secrets import Redactor, secret_values
+from ..secrets import Redactor
 from ..verify.diff import diff_line_kind
 from .common import (
     effective_timeout,
@@ -504,13 +504,14 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         recorder = CastRecorder(record, width=size.columns, height=size.lines, title=file)
     screen = Screen(record=recorder.output if recorder else None, width=size.columns)
     listener = LiveListener(screen)
-    secrets: frozenset[str] = frozenset()
+    redact = Redactor()
     try:
         with _ending_signals(), Keyboard(sys.stdin.fileno()) as keys, \
                 open_session(file, args, config, timeout=default_timeout,
                              cols=size.columns, rows=size.lines, unattended=False) as session:
             engine = Engine(plan, session, listeners=[listener], policy=Policy(
-                check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout))
+                check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
+                secret_names=config.secrets))
             show = Show(plan, engine, screen, keys, listener, speed=speed)
             try:
                 code = show.present(start)
@@ -522,11 +523,10 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
                     screen.newline_if_needed()
                     screen.notice(f"show ended: {exc}")
                 code = 130
-            if session.alive:
-                with suppress(DemorunError):
-                    secrets = secret_values(session.variables(), config.secrets)
+            with suppress(DemorunError):
+                redact = engine.redactor()
     finally:
         _restore_terminal(screen)
         if recorder:
-            recorder.close(Redactor(secrets))
+            recorder.close(redact)
     return code

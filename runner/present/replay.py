@@ -8,7 +8,7 @@ from ..config import load_config
 from ..engine import Engine, Listener, Policy, interrupts
 from ..errors import MissingRequirement
 from ..model import Kind, SourceLoc, Status, Step, StepResult, Visibility
-from ..secrets import Redactor, secret_values
+from ..secrets import Redactor
 from .common import (
     effective_timeout,
     load_plan,
@@ -98,19 +98,18 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     screen = Screen(record=recorder.output if recorder else None)
     listener = ReplayListener(screen, quiet=quiet, speed=speed)
     started = time.monotonic()
-    secrets: frozenset[str] = frozenset()
+    redact = Redactor()
     try:
         with open_session(file, args, config, timeout=effective_timeout(timeout, config)) as session, \
                 interrupts(lambda: session):
             engine = Engine(plan, session, listeners=[listener], policy=Policy(
                 check_output=False, keep_going=keep_going, run_hooks=True,
-                default_timeout=effective_timeout(timeout, config)))
+                default_timeout=effective_timeout(timeout, config), secret_names=config.secrets))
             results = engine.run_all()
-            if session.alive:
-                secrets = secret_values(session.variables(), config.secrets)
+            redact = engine.redactor()
     finally:
         if recorder:
-            recorder.close(Redactor(secrets))
+            recorder.close(redact)
 
     failed = [r for r in results if r.verdict.status is Status.FAIL]
     ran = sum(1 for r in results if r.outcome is not None)
