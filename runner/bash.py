@@ -42,7 +42,7 @@ FORK_PATIENCE = 0.02
 # has not come back, a job that took the terminal since the last SIGINT gets one too.
 REINTERRUPT_EVERY = 0.05
 KILL_GRACE = 2.0  # after SIGKILL of the command, time for bash to notice
-EXIT_GRACE = 1.0  # `exit` at close: time for EXIT traps
+EXIT_GRACE = 60.0  # `exit` at close: time for EXIT traps, a workshop's cleanup (deleting its cluster, say)
 START_TIMEOUT = 10.0
 
 
@@ -450,7 +450,10 @@ class Bash:
         os.close(self._wake)
         os.close(self._waker)
         if graceful and self.alive and self.clean:
-            self._exit_gracefully()
+            try:
+                self._exit_gracefully()
+            except KeyboardInterrupt:
+                pass  # Ctrl-C while the traps run: end everything now
         for _ in range(3):  # a process forking while it is being ended is caught on the next pass
             others = [pid for pid in processes.owned(self.pid, self._mark) if pid != self.pid]
             if not others:

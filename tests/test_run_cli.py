@@ -297,3 +297,16 @@ def test_unknown_directive_runs_as_a_command_or_warns_once(demorun, workshop):
     assert result.output.count("@no_such_scene_switch: not a macro, hook or command here") == 1
     assert f"{path}:2" in result.output
     assert "directive-ran-as-a-command" in result.output
+
+
+def test_exit_traps_clean_up_after_a_failure(demorun, workshop, tmp_path):
+    cleaned = tmp_path / "cleaned"
+    path = workshop(f"""
+        ```bash
+        trap 'sleep 1.5; touch {cleaned}' EXIT
+        false
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert cleaned.exists()  # the trap ran to its end before the session was closed
