@@ -99,12 +99,12 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     listener = ReplayListener(screen, quiet=quiet, speed=speed)
     started = time.monotonic()
     redact = Redactor()
+    limit = effective_timeout(timeout, config)
     try:
-        with open_session(file, args, config, timeout=effective_timeout(timeout, config)) as session, \
-                interrupts(lambda: session):
+        with open_session(file, args, config, timeout=limit) as session, interrupts(lambda: session):
             engine = Engine(plan, session, listeners=[listener], policy=Policy(
                 check_output=False, keep_going=keep_going, run_hooks=True,
-                default_timeout=effective_timeout(timeout, config), secret_names=config.secrets))
+                default_timeout=limit, secret_names=config.secrets))
             results = engine.run_all()
             redact = engine.redactor()
     finally:
