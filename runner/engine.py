@@ -6,6 +6,7 @@ policy switches; the engine never imports a presenter or a reporter.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shlex
 import signal
 import time
@@ -25,7 +26,7 @@ from .model import (
     Verdict,
     Visibility,
 )
-from .secrets import Redactor, secret_values
+from .secrets import SECRET_NAME_PARTS, Redactor, secret_values
 from .session import Session
 from .verify import VerifyOptions, verify_command
 
@@ -70,6 +71,7 @@ class Engine:
         self.listeners = list(listeners)
         self.rejected = _syntax_errors(plan)
         self._missing_warned: set[str] = set()
+        self._secrets: frozenset[str] = frozenset()  # seen so far: the shell may exit before the end
         self.exit_step: Step | None = None  # the command after which bash exited
 
     def _fire(self, name: str, *args) -> None:
@@ -138,6 +140,8 @@ class Engine:
                        "variables, functions and the working directory set earlier are lost")
         if not self.session.alive:
             self.exit_step = step
+        elif _may_set_secrets(step.text, self.policy.secret_names):
+            self.redactor()
         result = StepResult(step, verdict, outcome, index)
         self._fire("on_step_done", result)
         return result
@@ -152,10 +156,10 @@ class Engine:
         return masked if masked.passed else None
 
     def redactor(self) -> Redactor:
-        """Masks the values of the session's secret variables, as they are now."""
-        if not self.session.alive:
-            return Redactor()
-        return Redactor(secret_values(self.session.variables(), self.policy.secret_names))
+        """Masks the values of the session's secret variables, now and as seen before."""
+        if self.session.alive:
+            self._secrets |= secret_values(self.session.variables(), self.policy.secret_names)
+        return Redactor(self._secrets)
 
     def _exists(self, step: Step) -> bool:
         """Unknown `@name` directives usually come from a presenter's init file: warn once."""
@@ -206,6 +210,16 @@ class Engine:
             self._fire("on_text", step, step.text)
         elif step.kind is Kind.PRINT:
             self._fire("on_text", step, self.expand(step))
+
+
+def _may_set_secrets(command: str, extra_names: Sequence[str]) -> bool:
+    """Whether a command may have set a secret, so its value is read before the shell can exit."""
+    upper = command.upper()
+    return (any(part in upper for part in (*SECRET_NAME_PARTS, *extra_names))
+            or bool(_SOURCING.search(command)))
+
+
+_SOURCING = re.compile(r"(?:^|[;&|(\s])(?:source|\.|eval|read)\s")
 
 
 def _syntax_errors(plan: Plan) -> dict[int, str]:

@@ -310,3 +310,19 @@ def test_exit_traps_clean_up_after_a_failure(demorun, workshop, tmp_path):
     result = demorun("run", path)
     assert result.exit_code == 1
     assert cleaned.exists()  # the trap ran to its end before the session was closed
+
+
+def test_secrets_are_masked_in_a_recording_even_when_the_shell_exits(demorun, workshop, tmp_path):
+    path = workshop("""
+        <!-- @SHOW -->
+        ```bash
+        export SERVICE_TOKEN=abcd-secret-9876
+        echo "using $SERVICE_TOKEN"
+        exit 4
+        ```
+        """)
+    cast = tmp_path / "demo.cast"
+    result = demorun("run", "--record", str(cast), path)
+    assert result.exit_code == 4
+    recorded = cast.read_text()
+    assert "abcd-secret-9876" not in recorded and "***" in recorded
