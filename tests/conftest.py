@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
+from runner.model import Expectation, Kind, SourceLoc, Step, Visibility
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -44,3 +45,9 @@ def demorun(monkeypatch):
         return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
 
     return invoke
+
+
+def command_step(file: str, line: int, text: str, expected: tuple[str, ...] = ()) -> Step:
+    """A one-line COMMAND step as the parser makes it, its `##` block (if any) right under it."""
+    block = Expectation(expected, SourceLoc(file, line + 1), line + len(expected)) if expected else None
+    return Step(Kind.COMMAND, SourceLoc(file, line), text, Visibility.SHOW, end_line=line, expected=block)

@@ -3,18 +3,15 @@ from __future__ import annotations
 
 import re
 
+from conftest import command_step
+
 from runner.model import (
-    Expectation,
     FileReport,
-    Kind,
     Outcome,
     RunReport,
-    SourceLoc,
     Status,
-    Step,
     StepResult,
     Verdict,
-    Visibility,
 )
 from runner.report.annotations import (
     DETAIL_LINE_LIMIT,
@@ -38,19 +35,13 @@ def _parse(line: str) -> tuple[str, dict[str, str], str]:
     return match.group(1), {k: _unescape(v) for k, v in props.items()}, _unescape(match.group(3))
 
 
-def _step(line: int, text: str, expected_end: int | None = None) -> Step:
-    exp = (Expectation(("x",), SourceLoc("docs/w.md", line + 1), expected_end)
-           if expected_end else None)
-    return Step(Kind.COMMAND, SourceLoc("docs/w.md", line), text, Visibility.SHOW, end_line=line, expected=exp)
-
-
 def _report(details: tuple[str, ...] = ("-Running", "+Init:Error, 50%")) -> RunReport:
     results = (
-        StepResult(_step(3, "true"), Verdict(Status.PASS), Outcome("", 0, 0.1), 1),
-        StepResult(_step(7, "kubectl get pods, now: 100%", expected_end=10),
+        StepResult(command_step("docs/w.md", 3, "true"), Verdict(Status.PASS), Outcome("", 0, 0.1), 1),
+        StepResult(command_step("docs/w.md", 7, "kubectl get pods, now: 100%", ("x", "x", "x")),
                    Verdict(Status.FAIL, "STATUS expected Running, got Init:Error with tok-ABCD-1234", details),
                    Outcome("", 0, 0.2), 2),
-        StepResult(_step(12, "false"), Verdict(Status.FAIL, "exit status 1, expected 0"), Outcome("", 1, 0.1), 3),
+        StepResult(command_step("docs/w.md", 12, "false"), Verdict(Status.FAIL, "exit status 1, expected 0"), Outcome("", 1, 0.1), 3),
     )
     skipped = FileReport("docs/k3d.md", (), 0.0, skipped_reason="k3d is not on PATH")
     return RunReport((FileReport("docs/w.md", results, 0.4), skipped), 0.4)

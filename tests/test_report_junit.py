@@ -4,21 +4,17 @@ from __future__ import annotations
 import os
 
 import pytest
+from conftest import command_step
 from junitparser import Failure, JUnitXml, Skipped
 
 from runner.errors import DemorunError
 from runner.model import (
-    Expectation,
     FileReport,
-    Kind,
     Outcome,
     RunReport,
-    SourceLoc,
     Status,
-    Step,
     StepResult,
     Verdict,
-    Visibility,
 )
 from runner.report.junit import write_junit
 from runner.secrets import Redactor
@@ -26,22 +22,17 @@ from runner.secrets import Redactor
 SECRET = "tok-Hx81-secret"
 
 
-def _command(file: str, line: int, text: str, expected: tuple[str, ...] = ()) -> Step:
-    exp = Expectation(expected, SourceLoc(file, line + 1), line + len(expected)) if expected else None
-    return Step(Kind.COMMAND, SourceLoc(file, line), text, Visibility.SHOW, end_line=line, expected=exp)
-
-
 def _report() -> RunReport:
     a = "demos/a.md"
     results = (
-        StepResult(_command(a, 5, "echo hi", ("hi",)), Verdict(Status.PASS), Outcome("hi\r\n", 0, 0.25), 1),
+        StepResult(command_step(a, 5, "echo hi", ("hi",)), Verdict(Status.PASS), Outcome("hi\r\n", 0, 0.25), 1),
         StepResult(
-            _command(a, 9, f"curl -H 'Authorization: {SECRET}' \\\n  http://svc/", ("ok",)),
+            command_step(a, 9, f"curl -H 'Authorization: {SECRET}' \\\n  http://svc/", ("ok",)),
             Verdict(Status.FAIL, "output differs", ("-ok", f"+denied for {SECRET}")),
             Outcome(f"\x1b[31mdenied\x1b[0m for {SECRET}\x07\r\n", 22, 1.5),
             3,
         ),
-        StepResult(_command(a, 14, "sleep 600"), Verdict(Status.SKIP, "skipped by @SKIP"), None, 4),
+        StepResult(command_step(a, 14, "sleep 600"), Verdict(Status.SKIP, "skipped by @SKIP"), None, 4),
     )
     skipped_file = FileReport("demos/k3d.md", (), 0.0, skipped_reason="k3d is not on PATH")
     return RunReport((FileReport(a, results, 2.0), skipped_file), 2.1)
@@ -66,7 +57,7 @@ def test_counts_per_suite_and_in_total(xml):
     assert (doc.tests, doc.failures, doc.skipped) == (4, 1, 2)
 
 
-def test_one_case_per_command_named_by_location_and_command(xml):
+def test_one_case_per_command_named_by_location_andcommand_step(xml):
     cases = list(next(iter(JUnitXml.fromfile(str(xml)))))
     assert [c.name for c in cases] == [
         "demos/a.md:5 echo hi",
