@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.lint import find_workshops, lint_findings  # noqa: E402
+from runner.modes.lint import find_workshops, lint_findings  # noqa: E402
 from runner.parse import parse_text, parse_workshop  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus"

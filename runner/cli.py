@@ -69,7 +69,7 @@ def main() -> None:
 @no_init_option
 def list_cmd(file: str, as_json: bool, no_init: bool) -> None:
     """Print every step of FILE in order with file:line, kind and visibility."""
-    from .listing import run_list
+    from .modes.listing import run_list
 
     _call(run_list, file, as_json=as_json, no_init=no_init)
 
@@ -79,7 +79,7 @@ def list_cmd(file: str, as_json: bool, no_init: bool) -> None:
 @no_init_option
 def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
     """Report problems in workshops (files, or folders searched for them)."""
-    from .lint import run_lint
+    from .modes.lint import run_lint
 
     _call(run_lint, list(paths), no_init=no_init)
 
@@ -97,7 +97,7 @@ def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
 @no_init_option
 def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init) -> None:
     """Replay workshop FILE unattended; ARGS become $1, $2... ($0 is FILE)."""
-    from .present.replay import run_replay
+    from .modes.run import run_replay
 
     _call(run_replay, file, list(args), keep_going=keep_going, speed=speed, quiet=quiet,
           record=record, timeout=timeout, no_init=no_init)
@@ -120,7 +120,7 @@ def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, timeout,
     """Run workshops and check every exit status and ## output against the real one."""
     if show_diff and not update:
         raise click.UsageError("--diff goes with --update")
-    from .present.check import run_check
+    from .modes.check import run_check
 
     _call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html,
           update=update, show_diff=show_diff, timeout=timeout, no_init=no_init)

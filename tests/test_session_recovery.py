@@ -8,9 +8,8 @@ import time
 
 import pytest
 
-from runner import bash
-from runner.processes import sigint_lost
-from runner.session import Session
+from runner.session import Session, bash
+from runner.session.processes import sigint_lost
 
 
 @pytest.fixture

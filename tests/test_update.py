@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from runner.errors import DemorunError, ParseError
 from runner.files import write_atomic
 from runner.model import Expectation, SourceLoc
-from runner.update import OutputEdit, unified_diff, updated_text
+from runner.modes.update import OutputEdit, unified_diff, updated_text
 from runner.verify import compare_output
 
 BLOCK = re.compile(r"\s*##(?: |$)")

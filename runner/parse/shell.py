@@ -5,8 +5,8 @@ import re
 from collections.abc import Sequence
 
 from ..model import Expectation, SourceLoc
+from .bash_reader import BashReader
 from .items import CommandItem, CommentItem, DirectiveItem, Item, OutputItem
-from .lexer import BashReader
 
 _DIRECTIVE = re.compile(r"\s*#@(\S*)[ \t]*(.*)$", re.S)
 _TRAILING_BACKSLASHES = re.compile(r"\\+$")

@@ -16,15 +16,15 @@ from ..config import load_config
 from ..engine import Engine, Listener, Policy, interrupts
 from ..errors import Aborted, DemorunError, MissingRequirement
 from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
-from ..secrets import Redactor
-from ..verify.diff import diff_line_kind
-from .common import (
+from ..modes.setup import (
     effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
     requirement_message,
 )
+from ..secrets import Redactor
+from ..verify.diff import diff_line_kind
 from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard
 from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
 

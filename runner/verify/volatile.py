@@ -16,7 +16,7 @@ from ..errors import ParseError
 
 
 @dataclass(frozen=True)
-class Kind:
+class ValueKind:
     """One kind of value that differs from run to run without meaning anything."""
 
     name: str
@@ -54,8 +54,8 @@ _HASH = "4-9bcdf"  # a pod-template-hash: decimal digits mapped into that alphab
 _UNIT = r"(?:second|minute|hour|day|week|month|year)s?"
 
 # Order matters: longer forms first, so a timestamp is not read as a date and a time.
-KINDS: tuple[Kind, ...] = (
-    Kind("timestamp",
+KINDS: tuple[ValueKind, ...] = (
+    ValueKind("timestamp",
          rf"(?<![0-9A-Za-z]){_DATE}[T_ ]{_HHMM}(?:Z|(?: ?{_OFFSET})(?: {_ZONE_NAME})?| UTC| GMT)?(?![0-9A-Za-z])"
          rf"|(?<![0-9A-Za-z])\d{{2}}/{_MONTH}/\d{{4}}:{_CLOCK}(?: [+-]\d{{4}})?(?![0-9A-Za-z])"
          rf"|(?<![0-9A-Za-z])(?:{_WEEKDAY},? )?{_MONTH} +\d{{1,2}},? (?:\d{{4}} )?{_CLOCK}"
@@ -64,33 +64,33 @@ KINDS: tuple[Kind, ...] = (
          # klog: the letter before the date is the severity and stays.
          rf"|(?<=(?<![0-9A-Za-z])[IWEF])(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01]) {_CLOCK}(?![0-9A-Za-z])",
          may_hold=lambda s: ":" in s),
-    Kind("uuid", r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])",
+    ValueKind("uuid", r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])",
          may_hold=lambda s: "-" in s),
-    Kind("ipv6", rf"(?<![\w:.])(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}(?::{_HEX4})*)?::(?:{_HEX4}(?::{_HEX4})*)?)(?![\w:]|\.\d)", may_hold=lambda s: "::" in s or s.count(":") >= 7),
+    ValueKind("ipv6", rf"(?<![\w:.])(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}(?::{_HEX4})*)?::(?:{_HEX4}(?::{_HEX4})*)?)(?![\w:]|\.\d)", may_hold=lambda s: "::" in s or s.count(":") >= 7),
     # Not after `v` or a dot, not before `.digit`: versions like v2.14.1 or 1.2.3.4.5 are not addresses.
-    Kind("ipv4", rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.\d)", may_hold=lambda s: "." in s),
-    Kind("date",
+    ValueKind("ipv4", rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.\d)", may_hold=lambda s: "." in s),
+    ValueKind("date",
          rf"(?<![0-9A-Za-z])(?:{_DATE}|\d{{4}}/(?:0[1-9]|1[0-2])/(?:0[1-9]|[12]\d|3[01])|\d{{2}}/\d{{2}}/\d{{4}}"
          rf"|{_MONTH} \d{{1,2}}, \d{{4}}|\d{{1,2}} {_MONTH} \d{{4}})(?![0-9A-Za-z])",
          may_hold=lambda s: "-" in s or "/" in s or " " in s),
-    Kind("time", rf"(?<![\w:.]){_CLOCK}(?![\w:])", may_hold=lambda s: ":" in s),
-    Kind("hex", r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}(?![0-9A-Za-z])"
+    ValueKind("time", rf"(?<![\w:.]){_CLOCK}(?![\w:])", may_hold=lambda s: ":" in s),
+    ValueKind("hex", r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}(?![0-9A-Za-z])"
                 r"|(?<![0-9A-Za-z])(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{12,}(?![0-9A-Za-z])",
          may_hold=lambda s: len(s) >= 12),
     # web-68cc8bc689-j4ph2: Deployment pod. The stable prefix stays; StatefulSet ordinals (web-0) are not volatile.
     # Real hashes use only _HASH; older clusters and stand-ins use more, and the suffix after it is signal enough.
     # A suffix may be all digits (one in a thousand is) when a real template hash stands before it.
-    Kind("pod", rf"(?<=[a-z0-9])-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}(?![\w-])",
+    ValueKind("pod", rf"(?<=[a-z0-9])-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}(?![\w-])",
          keep="-",
          may_hold=lambda s: "-" in s),
-    Kind("replicaset", rf"(?<=[a-z0-9])-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}(?![\w-])", keep="-",
+    ValueKind("replicaset", rf"(?<=[a-z0-9])-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}(?![\w-])", keep="-",
          may_hold=lambda s: "-" in s),
     # Job, DaemonSet and generateName suffixes: five characters with at least one letter.
-    Kind("suffix", rf"(?<=[a-z0-9])-(?=[2-9]*[b-z])[{_SAFE}]{{5}}(?![\w-])", keep="-",
+    ValueKind("suffix", rf"(?<=[a-z0-9])-(?=[2-9]*[b-z])[{_SAFE}]{{5}}(?![\w-])", keep="-",
          may_hold=lambda s: "-" in s),
-    Kind("token", r"(?<![\w+/=-])[\w+/-]{16,}={0,2}(?![\w+/=-])", accept=_random_token,
+    ValueKind("token", r"(?<![\w+/=-])[\w+/-]{16,}={0,2}(?![\w+/=-])", accept=_random_token,
          may_hold=lambda s: len(s) >= 16),
-    Kind("duration",
+    ValueKind("duration",
          r"(?<![\w.])(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+(?![\w])"
          rf"|(?<![\w.])(?:\d+|[Aa]bout an?|[Ll]ess than an?) {_UNIT}(?![\w])"),
 )

@@ -5,12 +5,12 @@ import shutil
 
 import click
 
-from .discover import find_workshops
-from .errors import ParseError
-from .model import Finding, Kind, Plan, Severity, SourceLoc
-from .parse import parse_workshop
-from .parse.bash_syntax import check_syntax_located
-from .parse.directives import KNOWN_NAMES
+from ..discover import find_workshops
+from ..errors import ParseError
+from ..model import Finding, Kind, Plan, Severity, SourceLoc
+from ..parse import parse_workshop
+from ..parse.bash_syntax import check_syntax_located
+from ..parse.directives import KNOWN_NAMES
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:

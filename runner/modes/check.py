@@ -14,18 +14,18 @@ from ..engine import Engine, Policy, interrupts
 from ..errors import DemorunError, ParseError
 from ..files import write_atomic
 from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
+from ..present.screen import color_wanted
 from ..report.summary import file_progress_line, render_summary
 from ..secrets import Redactor
-from ..update import OutputEdit, unified_diff, updated_text
 from ..verify import VerifyOptions, normalise, verify_command
-from .common import (
+from .setup import (
     effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
     requirement_message,
 )
-from .screen import color_wanted
+from .update import OutputEdit, unified_diff, updated_text
 
 
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,

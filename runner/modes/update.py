@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .errors import ParseError
-from .model import Expectation
-from .verify import compare_output, normalise
-from .verify.text import ELLIPSIS, keys, matchers
-from .verify.volatile import canon_for
+from ..errors import ParseError
+from ..model import Expectation
+from ..verify import compare_output, normalise
+from ..verify.text import ELLIPSIS, keys, matchers
+from ..verify.volatile import canon_for
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 _FENCE = re.compile(r"( *)(```|~~~)")

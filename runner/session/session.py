@@ -14,10 +14,10 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from ..errors import CommandRejected, SessionError
+from ..model import Outcome
 from . import processes
 from .bash import Bash, Reply
-from .errors import CommandRejected, SessionError
-from .model import Outcome
 from .pty_io import (
     CANONICAL_LINE_MAX,
     ansi_c,

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import pexpect
 
+from ..errors import SessionError
 from . import processes
-from .errors import SessionError
 from .pty_io import (
     CANONICAL_LINE_MAX,
     CONTINUE,

@@ -8,15 +8,15 @@ from ..config import load_config
 from ..engine import Engine, Listener, Policy, interrupts
 from ..errors import MissingRequirement
 from ..model import Kind, SourceLoc, Status, Step, StepResult, Visibility
+from ..present.screen import GREEN, Screen
 from ..secrets import Redactor
-from .common import (
+from .setup import (
     effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
     requirement_message,
 )
-from .screen import GREEN, Screen
 
 HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
 

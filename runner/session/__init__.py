@@ -1,0 +1,4 @@
+"""One persistent bash on a pty: framing, terminal I/O and the processes it starts."""
+from .session import Session
+
+__all__ = ["Session"]
