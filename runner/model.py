@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, IntEnum
+
+DEFAULT_TIMEOUT = 600.0  # seconds a command may take when nothing else is said (FORMAT.md)
 
 
 @dataclass(frozen=True, order=True)
@@ -136,6 +138,15 @@ class Outcome:
     stopped: bool = False  # @stop-after ended it, which counts as success
     recovery: str | None = None  # "interrupted" | "killed" | "restarted"
     state_lost: bool = False  # the shell was restarted: variables, cwd gone
+
+
+class Escalation(IntEnum):
+    """How far the session went to end a command that ran out of time, in order."""
+
+    NONE = 0
+    INTERRUPTED = 1  # Ctrl-C
+    KILLED = 2  # SIGKILL of the command
+    REPLACED = 3  # bash itself did not come back: a fresh one replaces it, state lost
 
 
 class Status(str, Enum):

@@ -242,13 +242,6 @@ def test_queries_leave_status_and_tracing_alone(session):
     assert session.run("true").output == "+ true\n"
 
 
-def test_check_syntax(session):
-    assert session.check_syntax("echo fine | tr a b") is None
-    assert "unexpected EOF" in session.check_syntax('echo "open')
-    assert "here-document" in session.check_syntax("cat <<EOF\nbody")
-    assert "syntax error" in session.check_syntax("fi")
-
-
 def test_bad_working_directory_is_a_session_error(tmp_path):
     with pytest.raises(SessionError, match="not a directory"):
         Session(cwd=str(tmp_path / "missing"))

@@ -5,11 +5,10 @@ import shutil
 from pathlib import Path
 
 from ..config import Config
+from ..engine.timeouts import effective_timeout as _effective
 from ..errors import ParseError
 from ..model import Plan, Requirement
 from ..session import Session
-
-DEFAULT_TIMEOUT = 600.0
 
 
 def load_plan(file: str, *, no_init: bool) -> Plan:
@@ -34,7 +33,8 @@ def requirement_message(missing: list[Requirement]) -> str:
 
 
 def effective_timeout(cli_timeout: float | None, config: Config) -> float:
-    return cli_timeout or config.timeout or DEFAULT_TIMEOUT
+    """The run's default limit per command (engine.timeouts decides)."""
+    return _effective(cli_timeout, config.timeout)
 
 
 def open_session(file: str, args: list[str], config: Config, *, timeout: float,

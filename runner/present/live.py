@@ -13,7 +13,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
 from ..config import load_config
-from ..engine import Engine, Listener, Policy, interrupts
+from ..engine import Action, Engine, Listener, Policy, interrupts
+from ..engine.walk import may_run
 from ..errors import Aborted, DemorunError, MissingRequirement
 from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
 from ..modes.setup import (
@@ -150,22 +151,22 @@ class Show:
         return 0
 
     def step(self, index: int, step: Step) -> None:
-        if step.visibility is Visibility.SKIP or (step.if_hooks and not self.engine.hooks_active(step)):
-            return
+        action = self.engine.decide(index, step)
         shown = step.visibility is Visibility.SHOW
-        if step.kind is Kind.COMMAND:
+        if action is Action.RUN:
             if shown and step.modifiers.show:
                 self.show_command(index, step)
             else:
                 self.execute(index, step, visible=shown)
-        elif step.kind is Kind.HOOK:
+        elif action is Action.HOOK:
             self.engine.run_hook(step)
-        elif step.kind is Kind.WAIT:
+        elif action is Action.PACE:
             # Also in hidden parts: the livecast macros wait there while the slides are up.
-            self.pause()
-        elif step.kind is Kind.CLEAR:
-            self.screen.clear()
-        elif not shown:
+            if step.kind is Kind.WAIT:
+                self.pause()
+            else:
+                self.screen.clear()
+        elif action is not Action.SHOW:
             return
         elif step.kind is Kind.PROSE:
             self.screen.width = _columns()
@@ -179,18 +180,15 @@ class Show:
 
     def catch_up(self, start: int, stop: int) -> None:
         """Run the commands in steps[start:stop] hidden, as setup: what `--from` and `g` skip over."""
-        todo = [i for i in range(start, stop) if self.steps[i].kind is Kind.COMMAND
-                and self.steps[i].visibility is not Visibility.SKIP]
+        todo = sum(1 for step in self.steps[start:stop] if may_run(step))
         if not todo:
             return
-        self.screen.line(f"running {len(todo)} earlier command{'s' if len(todo) > 1 else ''} hidden...", DIM)
-        for index in todo:
-            step = self.steps[index]
-            if step.if_hooks and not self.engine.hooks_active(step):
-                continue
-            self.execute(index, step, visible=False)
-            if not self.session.alive:
-                return
+        self.screen.line(f"running {todo} earlier command{'s' if todo > 1 else ''} hidden...", DIM)
+        for index, step, action in self.engine.walk(start, stop):
+            if action is Action.RUN:
+                self.execute(index, step, visible=False)
+                if not self.session.alive:
+                    return
         self.keys.drain()
 
     def go_to(self, current: int, target: int) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pexpect
 
 from ..errors import SessionError
+from ..model import Escalation
 from . import processes
 from .pty_io import (
     CANONICAL_LINE_MAX,
@@ -54,7 +55,7 @@ class Reply:
     status: int | None
     output: str
     said: str = ""  # what bash printed before starting: its complaint about a rejected command
-    stage: int = 0  # escalation reached: 1 interrupted, 2 killed, 3 the shell must be replaced
+    stage: Escalation = Escalation.NONE  # how far ending the command had to go
     stuck: bool = False  # bash wanted more input than the command has
     died: bool = False  # bash exited; status is its exit status
     note: str | None = None  # who was reading the terminal when the time ran out
@@ -274,7 +275,7 @@ class Bash:
 
         Only the unread tail is searched for markers, so long output stays linear. `settled`
         are the pty modes to restore once bash has read the command (it was sent byte for byte).
-        Past the deadline: Ctrl-C, then SIGKILL of the command, then stage 3 (replace the shell).
+        Past the deadline: Ctrl-C, then SIGKILL of the command, then the shell must be replaced.
         """
         self.clean = False
         self._drain_wake()
@@ -283,7 +284,7 @@ class Bash:
         lines_sent, continuations = pending.count(b"\n"), 0
         output, before = Output(), bytearray()
         started = stuck = False
-        stage, note = 0, None
+        stage, note = Escalation.NONE, None
         interrupted = False
         target, recheck = 0, float("inf")  # the group last sent SIGINT, and when to look again
         forward: int | None = None
@@ -298,17 +299,17 @@ class Bash:
                 if settled is not None:  # Ctrl-C must be a signal again, not a byte of the command
                     self.set_tty(settled)
                     settled = None
-                stage += 1
-                if stage == 1:
+                stage = Escalation(stage + 1)
+                if stage is Escalation.INTERRUPTED:
                     note = self._terminal_note()
                     target, recheck = self.interrupt(), now + REINTERRUPT_EVERY
                     deadline = now + INTERRUPT_GRACE
                     continue
-                if stage == 2 and self._kill_foreground():
+                if stage is Escalation.KILLED and self._kill_foreground():
                     deadline = now + KILL_GRACE
                     continue
                 return Reply(started, None, output.text(), bytes(before).decode("utf-8", "replace"),
-                             stage=3, stuck=stuck, note=note)
+                             stage=Escalation.REPLACED, stuck=stuck, note=note)
             if pending:  # write at once; select for room only when the pty's buffer is full
                 try:
                     del pending[:os.write(fd, pending)]
@@ -356,7 +357,7 @@ class Bash:
                         pending += chunk
                         lines_sent += chunk.count(b"\n")
                         continue
-                    stuck, stage = True, 1
+                    stuck, stage = True, Escalation.INTERRUPTED
                     if settled is not None:
                         self.set_tty(settled)
                         settled = None
@@ -365,7 +366,7 @@ class Bash:
                 elif kind == ENDED:
                     self.clean = True
                     if (stage or interrupted) and not stuck and not self._sound_after_interrupt():
-                        stage = 3
+                        stage = Escalation.REPLACED
                     return Reply(started, int(payload) if payload.isdigit() else None, output.text(),
                                  bytes(before).decode("utf-8", "replace"), stage=stage, stuck=stuck, note=note)
             if data == b"" or self._pidfd in ready:

@@ -5,7 +5,6 @@ import os
 import re
 import secrets
 import signal
-import subprocess
 import sys
 import termios
 import threading
@@ -15,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from ..errors import CommandRejected, SessionError
-from ..model import Outcome
+from ..model import DEFAULT_TIMEOUT, Escalation, Outcome
 from . import processes
 from .bash import Bash, Reply
 from .pty_io import (
@@ -32,7 +31,7 @@ UNATTENDED_ENV = {
 }
 QUERY_TIMEOUT = 10.0  # the session's own short lines (variables, set-up of the handed-over shell)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
-_RECOVERY = {1: "interrupted", 2: "killed", 3: "restarted"}
+_RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
 _EXIT_WORD = re.compile(r"\b(exit|logout)\b")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REFERENCE = re.compile(
@@ -91,7 +90,7 @@ class Session:
 
     def __init__(self, *, cwd: str | None = None, env: Mapping[str, str] | None = None,
                  argv0: str = "demorun", args: Sequence[str] = (), cols: int = 80, rows: int = 24,
-                 default_timeout: float = 600.0, unattended: bool = True):
+                 default_timeout: float = DEFAULT_TIMEOUT, unattended: bool = True):
         self.default_timeout = default_timeout
         self._unattended = unattended  # pagers off: nobody is there to page
         self.cols, self.rows = cols, rows
@@ -202,7 +201,7 @@ class Session:
             if bash.alive:
                 bash.set_tty(bash.baseline)
         duration = time.monotonic() - start
-        if reply.stage == 3:
+        if reply.stage is Escalation.REPLACED:
             self._restart()
         if reply.stuck or not (reply.started or reply.stage or reply.died or self._interrupted):
             self._reject(text, reply)
@@ -218,17 +217,18 @@ class Session:
         status = 0 if stopped else 137 if reply.status is None else reply.status
         recovery = "restarted" if lost else _RECOVERY.get(reply.stage) or ("interrupted" if self._interrupted else None)
         return Outcome(output=output, status=status, duration=duration, timed_out=bool(reply.stage) and not stopping,
-                       stopped=stopped, recovery=recovery, state_lost=reply.stage == 3 or lost)
+                       stopped=stopped, recovery=recovery, state_lost=reply.stage is Escalation.REPLACED or lost)
 
     def _reject(self, text: str, reply: Reply) -> None:
-        """bash would not take the command and ran none of it; quote bash's own words."""
-        if self._bash.alive and reply.stage < 3:
+        """bash would not take the command and ran none of it; quote bash's own words.
+
+        The engine's syntax check (runner/parse/bash_syntax.py) says more precisely why.
+        """
+        if self._bash.alive and reply.stage is not Escalation.REPLACED:
             self._bash.sync(interrupt=False)
-        reason = self.check_syntax(text)
-        if not reason:
-            said = reply.said.strip().splitlines()
-            reason = said[0].split(": ", 1)[-1] if said and not reply.stuck else \
-                "incomplete: bash is waiting for more input (an unclosed quote, heredoc or block)"
+        said = reply.said.strip().splitlines()
+        reason = said[0].split(": ", 1)[-1] if said and not reply.stuck else \
+            "incomplete: bash is waiting for more input (an unclosed quote, heredoc or block)"
         raise CommandRejected(f"bash rejects {text!r}: {reason}")
 
     @contextmanager
@@ -262,21 +262,6 @@ class Session:
         if self._running:
             self._interrupted = True
             self._bash.request_interrupt()
-
-    def check_syntax(self, command: str) -> str | None:
-        """bash's own complaint if it would reject the command (`bash -n`: nothing runs), else None."""
-        try:
-            done = subprocess.run(["bash", "--norc", "--noprofile", "-O", "extglob", "-n"],
-                                  input=command.encode("utf-8", "surrogateescape") + b"\n",
-                                  capture_output=True, timeout=QUERY_TIMEOUT)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        said = [line.removeprefix("bash: ") for line in done.stderr.decode("utf-8", "replace").splitlines()
-                if line.strip()]
-        # A heredoc without its end is only a warning to `bash -n`, but would leave bash waiting.
-        if done.returncode != 0 or any("here-document" in line for line in said):
-            return "; ".join(said) or f"bash -n exited with status {done.returncode}"
-        return None
 
     # The session's own queries: one round trip each; $?, `set -x` and `set -e` are left alone.
 

@@ -1,0 +1,12 @@
+"""The engine: one walk over a plan, run in one session, told to listeners.
+
+`walk` decides what each step is for, `timeouts` how long a command may
+take, `core` runs and judges commands, `listener` is what modes hear,
+`signals` what Ctrl-C and SIGTERM do.
+"""
+from .core import Engine, Policy, SyntaxCheck
+from .listener import Broadcast, Listener
+from .signals import interrupts
+from .walk import Action
+
+__all__ = ["Action", "Broadcast", "Engine", "Listener", "Policy", "SyntaxCheck", "interrupts"]

@@ -1,0 +1,233 @@
+"""Drives a plan through one bash session: the single runner behind present, run and check.
+
+Modes differ only in what listens (a presenter, a reporter) and in a few
+policy switches; the engine never imports a presenter or a reporter, and
+never starts a bash of its own: the session and the syntax check are given.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ..errors import CommandRejected
+from ..model import (
+    DEFAULT_TIMEOUT,
+    Kind,
+    Outcome,
+    Plan,
+    Status,
+    Step,
+    StepResult,
+    Verdict,
+)
+from ..secrets import SECRET_NAME_PARTS, Redactor, secret_values
+from ..session import Session
+from ..verify import VerifyOptions, verify_command
+from . import timeouts
+from .listener import Broadcast, Listener
+from .walk import Action, action_for, skip_reason
+
+# Per command, bash's complaint or None; one call for a whole plan.
+SyntaxCheck = Callable[[Sequence[str]], Sequence[str | None]]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The switches that make a mode: what is checked and when to stop."""
+
+    check_output: bool = True  # compare `##` output (check, present's drift mark); else exit status only
+    keep_going: bool = True  # go on after a failing command
+    run_hooks: bool = True  # act on @hook calls (present, run); check leaves them alone
+    default_timeout: float = DEFAULT_TIMEOUT
+    verify: VerifyOptions = VerifyOptions()
+    secret_names: tuple[str, ...] = ()  # more variables whose values count as secrets (configuration)
+
+
+def bash_syntax(commands: Sequence[str]) -> list[str | None]:
+    """The real syntax check: bash itself, once for all the commands."""
+    from ..parse.bash_syntax import check_syntax
+
+    return check_syntax(list(commands))
+
+
+class Engine:
+    """Runs the steps of one plan in one session and tells its listener."""
+
+    def __init__(self, plan: Plan, session: Session, *, policy: Policy,
+                 listeners: Sequence[Listener] = (), syntax: SyntaxCheck = bash_syntax):
+        self.plan = plan
+        self.session = session
+        self.policy = policy
+        self.listener: Listener = listeners[0] if len(listeners) == 1 else Broadcast(listeners)
+        self.syntax = syntax
+        self.rejected = self._syntax_errors()
+        # Decided once per plan, not per command.
+        self._secret_steps = frozenset(i for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND
+                                       and _may_set_secrets(s.text, policy.secret_names))
+        self._judged: dict[int, Step] = {} if policy.check_output else {
+            i: dataclasses.replace(s, expected=None) for i, s in enumerate(plan.steps)
+            if s.kind is Kind.COMMAND and s.expected is not None}
+        self._missing_warned: set[str] = set()
+        self._secrets: frozenset[str] = frozenset()  # seen so far: the shell may exit before the end
+        self.results: list[StepResult] = []  # every command's result, skipped ones included, in order
+        self.stopped_by: str | None = None  # why the commands still to come will not run
+        self.exit_step: Step | None = None  # the command after which bash exited
+
+    def _syntax_errors(self) -> dict[int, str]:
+        """Ask once, for the whole plan, which commands bash would reject."""
+        indexed = [(i, s.text) for i, s in enumerate(self.plan.steps) if s.kind is Kind.COMMAND]
+        if not indexed:
+            return {}
+        messages = self.syntax([text for _, text in indexed])
+        return {i: msg for (i, _), msg in zip(indexed, messages) if msg}
+
+    # The walk: every mode asks here what a step is for.
+
+    def decide(self, index: int, step: Step) -> Action:
+        """What to do with a step; a command that will not run is recorded as skipped, with why."""
+        reason = skip_reason(step, self.hooks_active, self.stopped_by)
+        if reason is None:
+            return action_for(step)
+        if step.kind is Kind.COMMAND:
+            self._record(StepResult(step, Verdict(Status.SKIP, reason), None, index))
+        return Action.SKIP
+
+    def walk(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, Step, Action]]:
+        """The steps in [start, stop) a mode must act on, with what each asks for."""
+        steps = self.plan.steps
+        for index in range(start, len(steps) if stop is None else stop):
+            step = steps[index]
+            action = self.decide(index, step)
+            if action is not Action.SKIP:
+                yield index, step, action
+
+    def run_all(self) -> list[StepResult]:
+        """The unattended walk for run and check: every step in order, only text shown."""
+        for index, step, action in self.walk():
+            if action is Action.RUN:
+                self.execute(index, step)
+            elif action is Action.HOOK:
+                self.run_hook(step)
+            elif action is Action.SHOW:
+                # Nobody is there to wait for, and clearing would hide history: @wait/@clear do nothing.
+                self.listener.on_text(step, self.expand(step) if step.kind is Kind.PRINT else step.text)
+        return self.results
+
+    # Building blocks, also used directly by the live presenter.
+
+    def hooks_active(self, step: Step) -> bool:
+        """True when every hook an enclosing @ifhook names is set."""
+        return all(self.session.getvar(f"DEMO_HOOK_{var}") for var in step.if_hooks)
+
+    def run_hook(self, step: Step) -> None:
+        """Run the command in $DEMO_HOOK_<var>, if set; hooks drive livecast scene switches."""
+        if not self.policy.run_hooks or not self.session.alive:
+            return
+        command = self.session.getvar(f"DEMO_HOOK_{step.hook_var}")
+        if command:
+            outcome = self.session.run(f'eval "$DEMO_HOOK_{step.hook_var}"',
+                                       timeout=self.policy.default_timeout)
+            if outcome.status != 0:
+                self.listener.on_notice(step.loc,
+                                        f"hook DEMO_HOOK_{step.hook_var} exited with status {outcome.status}")
+
+    def expand(self, step: Step) -> str:
+        """The text of a @print step with ${VAR} expanded in the session."""
+        return self.session.expand(step.text) if self.session.alive else step.text
+
+    def _record(self, result: StepResult) -> StepResult:
+        self.results.append(result)
+        self.listener.on_step_done(result)
+        return result
+
+    def execute(self, index: int, step: Step, *, interactive: bool = False) -> StepResult:
+        """Run one COMMAND step (with @timeout, @stop-after and @retry) and judge it."""
+        if step.modifiers.optional and not self._exists(step):
+            return StepResult(step, Verdict(Status.SKIP, f"{step.loc}: not a command here"), None, index)
+        if index in self.rejected:
+            return self._record(StepResult(step, self._rejected(step, self.rejected[index]), None, index))
+        self.listener.on_step_start(index, step)
+        judged = self._judged.get(index, step)
+        limits = timeouts.resolve(step.modifiers, self.policy.default_timeout)
+        retry_deadline = limits.retry_deadline(time.monotonic())
+        while True:
+            try:
+                outcome = self.session.run(
+                    step.text,
+                    timeout=limits.attempt_timeout(retry_deadline, time.monotonic()),
+                    stop_after=limits.stop_after,
+                    on_output=lambda chunk: self.listener.on_output(step, chunk),
+                    interactive=interactive,
+                )
+            except CommandRejected as exc:
+                verdict, outcome = self._rejected(step, self._reason(step, exc)), None
+                break
+            verdict = verify_command(judged, outcome, options=self.policy.verify)
+            if not verdict.passed and judged.expected is not None:
+                verdict = self._verify_masked(judged, outcome) or verdict
+            if (verdict.passed or not self.session.alive
+                    or not limits.may_retry(retry_deadline, time.monotonic())):
+                break
+            self.listener.on_notice(step.loc, f"{verdict.message}; retrying in {limits.retry_every:g}s")
+            time.sleep(limits.retry_every)
+        if outcome is not None and outcome.state_lost:
+            self.listener.on_notice(step.loc,
+                                    f"the shell was restarted after a timeout ({outcome.recovery}): "
+                                    "variables, functions and the working directory set earlier are lost")
+        if not self.session.alive:
+            self.exit_step = step
+            self.stopped_by = f"not run: the shell exited at {step.loc}"
+        else:
+            if index in self._secret_steps:
+                self.redactor()
+            if verdict.status is Status.FAIL and not self.policy.keep_going:
+                self.stopped_by = f"not run: stopped after the failure at {step.loc}"
+        return self._record(StepResult(step, verdict, outcome, index))
+
+    @staticmethod
+    def _rejected(step: Step, reason: str) -> Verdict:
+        return Verdict(Status.FAIL, f"{step.loc}: bash rejects this command: {reason}",
+                       tuple(step.text.splitlines()))
+
+    def _reason(self, step: Step, exc: CommandRejected) -> str:
+        """bash's own words for a command the session could not run: the syntax check's, if it has any."""
+        (said,) = self.syntax([step.text])
+        return said or exc.message
+
+    def _verify_masked(self, step: Step, outcome: Outcome) -> Verdict | None:
+        """A passing verdict when the output matches once secrets read as ***, as `--update` writes them."""
+        redact = self.redactor()
+        if not redact:
+            return None
+        masked = verify_command(step, dataclasses.replace(outcome, output=redact(outcome.output)),
+                                options=self.policy.verify)
+        return masked if masked.passed else None
+
+    def redactor(self) -> Redactor:
+        """Masks the values of the session's secret variables, now and as seen before."""
+        if self.session.alive:
+            self._secrets |= secret_values(self.session.variables(), self.policy.secret_names)
+        return Redactor(self._secrets)
+
+    def _exists(self, step: Step) -> bool:
+        """Unknown `@name` directives usually come from a presenter's init file: warn once."""
+        name = step.text.split()[0] if step.text.split() else step.text
+        found = self.session.run(f"type -t -- {shlex.quote(name)} >/dev/null", timeout=10).status == 0
+        if not found and name not in self._missing_warned:
+            self._missing_warned.add(name)
+            self.listener.on_notice(step.loc, f"@{name}: not a macro, hook or command here; ignored")
+        return found
+
+
+def _may_set_secrets(command: str, extra_names: Sequence[str]) -> bool:
+    """Whether a command may have set a secret, so its value is read before the shell can exit."""
+    upper = command.upper()
+    return (any(part in upper for part in (*SECRET_NAME_PARTS, *extra_names))
+            or bool(_SOURCING.search(command)))
+
+
+_SOURCING = re.compile(r"(?:^|[;&|(\s])(?:source|\.|eval|read)\s")

@@ -1,0 +1,52 @@
+"""What a run tells the modes: one typed hook per event, called directly, never by name."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model import SourceLoc, Step, StepResult
+
+
+class Listener:
+    """What happens during a run; presenters and reporters override what they need."""
+
+    def on_text(self, step: Step, text: str) -> None:
+        """Prose, commentary or an expanded @print of a SHOW section."""
+
+    def on_step_start(self, index: int, step: Step) -> None:
+        """A command is about to run."""
+
+    def on_output(self, step: Step, chunk: bytes) -> None:
+        """A piece of a running command's output, as the terminal showed it."""
+
+    def on_step_done(self, result: StepResult) -> None:
+        """A command ran, was rejected, or was skipped (with the reason in its verdict)."""
+
+    def on_notice(self, loc: SourceLoc, message: str) -> None:
+        """Something worth a warning that does not fail the run."""
+
+
+class Broadcast(Listener):
+    """Several listeners heard as one, in the order given."""
+
+    def __init__(self, listeners: Sequence[Listener]):
+        self.listeners = tuple(listeners)
+
+    def on_text(self, step: Step, text: str) -> None:
+        for listener in self.listeners:
+            listener.on_text(step, text)
+
+    def on_step_start(self, index: int, step: Step) -> None:
+        for listener in self.listeners:
+            listener.on_step_start(index, step)
+
+    def on_output(self, step: Step, chunk: bytes) -> None:
+        for listener in self.listeners:
+            listener.on_output(step, chunk)
+
+    def on_step_done(self, result: StepResult) -> None:
+        for listener in self.listeners:
+            listener.on_step_done(result)
+
+    def on_notice(self, loc: SourceLoc, message: str) -> None:
+        for listener in self.listeners:
+            listener.on_notice(loc, message)
