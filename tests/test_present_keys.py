@@ -14,6 +14,7 @@ from runner.present.keys import (
     ESCAPE,
     SPACE,
     Keyboard,
+    TypeAhead,
     parse_keys,
 )
 
@@ -49,3 +50,20 @@ def test_keyboard_reads_with_a_timeout_and_restores_the_terminal():
     finally:
         os.close(leader)
         os.close(follower)
+
+
+@pytest.mark.parametrize("typed, reading, sent, quit_after, signalled", [
+    (b"touch LEAKED\r", False, b"", False, False),
+    (b"touch LEAKED\r", True, b"touch LEAKED\r", False, False),
+    (b"Q", False, b"", True, False),
+    (b"\x1bOQ", False, b"", False, False),  # F2 ends in Q but is not Q
+    (b"ab\x03c", False, b"\x03", False, True),
+    (b"\x1a", False, b"\x1a", False, True),
+    (b"\x03", True, b"\x03", False, True),
+])
+def test_typeahead_reaches_a_command_only_while_it_reads(typed, reading, sent, quit_after, signalled):
+    filter_ = TypeAhead()
+    assert filter_(typed, lambda: reading) == sent
+    assert (filter_.quit_after, filter_.signalled) == (quit_after, signalled)
+    filter_.start()
+    assert filter_.quit_after == quit_after and not filter_.signalled

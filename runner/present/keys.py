@@ -5,7 +5,7 @@ import codecs
 import os
 import select
 import termios
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 ENTER, SPACE, ESCAPE, BACKSPACE, CTRL_C, CTRL_D = "enter", "space", "escape", "backspace", "ctrl-c", "ctrl-d"
@@ -115,3 +115,41 @@ class Keyboard:
             termios.tcflush(self.fd, termios.TCIFLUSH)
         except (termios.error, OSError):
             pass
+
+
+# Keys that are signals in a terminal: they reach a running command whether it reads or not.
+_SIGNAL_KEYS = frozenset("\x03\x1a\x1c")  # Ctrl-C, Ctrl-Z, Ctrl-\
+
+
+class TypeAhead:
+    """What the presenter's keys mean while a shown command runs.
+
+    Keys reach the command only while it reads the terminal (less, vi, `read`); otherwise
+    they would wait in the terminal and bash would run them as the next command. So then
+    `Q` means "quit after this command", signals still stop it, and every other key,
+    RETURN included, is dropped: a RETURN must never run a command nobody has seen typed.
+    """
+
+    def __init__(self) -> None:
+        self.quit_after = False
+        self.signalled = False  # the presenter stopped or suspended the command themselves
+
+    def start(self) -> None:
+        """A new command: forget what the presenter did during the last one, but not a quit."""
+        self.signalled = False
+
+    def __call__(self, data: bytes, reading: Callable[[], bool]) -> bytes:
+        text = data.decode("utf-8", "replace")
+        if any(char in _SIGNAL_KEYS for char in text):
+            self.signalled = True
+        if reading():
+            return data
+        kept = []
+        for key in parse_keys(text):
+            if key == "Q":
+                self.quit_after = True
+            elif key == CTRL_C:
+                kept.append("\x03")
+            elif key in _SIGNAL_KEYS:
+                kept.append(key)
+        return "".join(kept).encode()

@@ -26,7 +26,7 @@ from ..modes.setup import (
 )
 from ..secrets import Redactor
 from ..verify.diff import diff_line_kind
-from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard
+from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard, TypeAhead
 from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
 
 HELP = "RETURN run  space finish  - repeat  + skip  ! shell  g go to  d diff  Q quit"
@@ -124,6 +124,8 @@ class Show:
         self.speed = speed
         self.history: list[int] = []  # commands shown and run, for `-`
         self.last_drift: StepResult | None = None
+        self.typeahead = TypeAhead()
+        self.session.keys_filter = self.typeahead
         self.completed = -1  # the last step of the walk whose command has run
         self.ran = 0
         self.differed = 0
@@ -271,6 +273,7 @@ class Show:
     def execute(self, index: int, step: Step, *, visible: bool) -> StepResult | None:
         """Run one command, shown live with its keys, or hidden as setup; mark what did not go as written."""
         self.listener.visible = visible
+        self.typeahead.start()
         try:
             if visible:
                 result = self.engine.execute(index, live_step(step), interactive=True)
@@ -283,16 +286,18 @@ class Show:
             return None
         finally:
             self.listener.visible = False
-        if result.outcome is not None:
+        if visible and result.outcome is not None:
             self.ran += 1
-        if result.verdict.status is Status.FAIL:
-            self.differed += 1
+        if result.verdict.status is Status.FAIL and not (visible and self.typeahead.signalled):
+            self.differed += visible
             self.last_drift = result
             self.screen.newline_if_needed()
             if visible:
                 self.screen.line(drift_mark(result), DIM, YELLOW)
             else:
                 self.screen.notice(f"{result.verdict.message} (a hidden command; d: details)")
+        if self.typeahead.quit_after:
+            raise Quit(0)
         return result
 
     def repeat(self) -> None:
@@ -428,10 +433,17 @@ class Show:
 
 
 def live_step(step: Step) -> Step:
-    """A command as the live show runs it: `@stop-after` ones run until the presenter stops them."""
-    if step.modifiers.stop_after is None:
-        return step
-    return dataclasses.replace(step, modifiers=dataclasses.replace(step.modifiers, stop_after=None, exit=None))
+    """A command as the live show runs it: `@stop-after` ones run until the presenter stops them.
+
+    A `##` block that matches says the command did what the author saw, so its exit status
+    alone (`kubectl logs` of a pod still starting, shown on purpose) is no drift on stage.
+    """
+    modifiers = step.modifiers
+    if modifiers.stop_after is not None:
+        modifiers = dataclasses.replace(modifiers, stop_after=None, exit=None)
+    elif step.expected is not None and modifiers.exit == 0:
+        modifiers = dataclasses.replace(modifiers, exit=None)
+    return step if modifiers is step.modifiers else dataclasses.replace(step, modifiers=modifiers)
 
 
 def drift_mark(result: StepResult) -> str:

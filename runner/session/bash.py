@@ -1,6 +1,7 @@
 """One bash process on a pty: started with salted prompts, fed a command as it asks, read to its prompt, ended."""
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import select
@@ -45,6 +46,7 @@ REINTERRUPT_EVERY = 0.05
 KILL_GRACE = 2.0  # after SIGKILL of the command, time for bash to notice
 EXIT_GRACE = 60.0  # `exit` at close: time for EXIT traps, a workshop's cleanup (deleting its cluster, say)
 START_TIMEOUT = 10.0
+_TIOCGPTPEER = getattr(termios, "TIOCGPTPEER", 0x5441)  # Linux: the terminal side of a pty master
 
 
 @dataclass(frozen=True)
@@ -209,6 +211,33 @@ class Bash:
     def setwinsize(self, rows: int, cols: int) -> None:
         self.child.setwinsize(rows, cols)
 
+    def reads_terminal(self, settled: list) -> bool:
+        """Whether the running command wants keys: it changed the terminal's modes (less, vi, top,
+        a container's shell) or is blocked reading it (`read`, `cat`, a password prompt)."""
+        try:
+            if termios.tcgetattr(self.fd)[3] != settled[3]:
+                return True
+        except termios.error:
+            return False
+        group = self._foreground()
+        return group > 0 and processes.blocked_reading(group, self.terminals)
+
+    def flush_input(self) -> None:
+        """Drop keys the pty holds that nobody read, so bash never takes them for the next command.
+
+        Flushing the master would not do: only the terminal side holds bash's pending input.
+        """
+        try:
+            peer = fcntl.ioctl(self.fd, _TIOCGPTPEER, os.O_RDWR | os.O_NOCTTY)
+        except OSError:
+            return
+        try:
+            termios.tcflush(peer, termios.TCIFLUSH)
+        except termios.error:
+            pass
+        finally:
+            os.close(peer)
+
     def cwd(self) -> str | None:
         return processes.cwd_of(self.pid)
 
@@ -270,12 +299,15 @@ class Bash:
 
     def exchange(self, chunks: deque[bytes], deadline: float, *,
                  on_output: Callable[[bytes], None] | None = None, stdin_fd: int | None = None,
-                 settled: list | None = None, escalate: bool = True) -> Reply:
+                 settled: list | None = None, escalate: bool = True,
+                 keys_filter: Callable[[bytes], bytes] | None = None) -> Reply:
         """Feeds a command to bash line by line as it asks for more, and reads until its prompt.
 
         Only the unread tail is searched for markers, so long output stays linear. `settled`
         are the pty modes to restore once bash has read the command (it was sent byte for byte).
         Past the deadline: Ctrl-C, then SIGKILL of the command, then the shell must be replaced.
+        Keys from `stdin_fd` pass through `keys_filter`; what it let through and nobody read is
+        dropped when the command ends.
         """
         self.clean = False
         self._drain_wake()
@@ -288,6 +320,7 @@ class Bash:
         interrupted = False
         target, recheck = 0, float("inf")  # the group last sent SIGINT, and when to look again
         forward: int | None = None
+        forwarded = False
         watching = self._watched + [self._wake]
         while True:
             now = time.monotonic()
@@ -330,10 +363,12 @@ class Bash:
                     keys = os.read(forward, 4096)
                 except OSError:
                     keys = b""
-                if keys:
-                    pending += keys
-                else:
+                if not keys:
                     forward = None
+                elif keys_filter is not None:
+                    keys = keys_filter(keys)
+                pending += keys
+                forwarded = forwarded or bool(keys)
             data = self._read() if fd in ready else None
             for kind, payload in self._scanner.feed(data) if data else ():
                 if kind == OUTPUT:
@@ -365,6 +400,8 @@ class Bash:
                     deadline = min(deadline, now + INTERRUPT_GRACE)
                 elif kind == ENDED:
                     self.clean = True
+                    if forwarded:
+                        self.flush_input()
                     if (stage or interrupted) and not stuck and not self._sound_after_interrupt():
                         stage = Escalation.REPLACED
                     return Reply(started, int(payload) if payload.isdigit() else None, output.text(),
@@ -395,10 +432,13 @@ class Bash:
     # Handing the terminal to a person.
 
     def hand_over(self, stdin_fd: int, show: Callable[[bytes], None]) -> None:
-        """Copies keys to bash and its output to `show` until the LEFT marker, or Ctrl-D at the prompt."""
+        """Copies keys to bash and its output to `show` until the LEFT marker, or Ctrl-D at the prompt.
+
+        Ctrl-D on a prompt where nothing was typed leaves at once: bash would only say "Use exit".
+        """
         self.clean = False
         fd = self.fd
-        at_prompt, last_key = True, b""
+        at_prompt, last_key, typed = True, b"", False
         source: int | None = stdin_fd
         while True:
             watched = self._watched if source is None else self._watched + [source]
@@ -407,8 +447,10 @@ class Bash:
                 keys = os.read(source, 4096)
                 if not keys:  # no more keys will come: leave as Ctrl-D would
                     source, keys = None, b"\x04"
+                if keys == b"\x04" and at_prompt and not typed:
+                    return
                 self.send(keys)
-                last_key = keys[-1:]
+                last_key, typed = keys[-1:], True
             data = self._read() if fd in ready else None
             if data == b"" or self._pidfd in ready:
                 self._died(Output())
@@ -421,7 +463,7 @@ class Bash:
                 elif kind == LEFT or (kind == ENDED and at_prompt and last_key == b"\x04"):
                     return
                 elif kind == ENDED:
-                    at_prompt, last_key = True, b""
+                    at_prompt, last_key, typed = True, b"", False
 
     # The end.
 

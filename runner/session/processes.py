@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import select
 import signal
 import time
@@ -143,6 +144,26 @@ def terminal_readers(pgid: int, terminals: tuple[str, ...], exclude: int) -> lis
         except (OSError, ValueError):
             continue
     return names
+
+
+# The read(2) family by architecture: a process blocked in one on the terminal is waiting for keys.
+_READ_CALLS = {"x86_64": {0, 17, 19}, "aarch64": {63, 65, 67}}.get(platform.machine(), set())
+
+
+def blocked_reading(pgid: int, terminals: tuple[str, ...]) -> bool:
+    """Whether a thread of a process in pgid is blocked reading the terminal (`read`, `cat`, a prompt)."""
+    for pid in in_group(pgid, exclude=0):
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/syscall") as f:
+                    fields = f.read().split()
+                if len(fields) < 2 or not fields[0].isdigit() or int(fields[0]) not in _READ_CALLS:
+                    continue
+                if os.readlink(f"/proc/{pid}/fd/{int(fields[1], 16)}") in terminals:
+                    return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 def cwd_of(pid: int) -> str | None:

@@ -102,6 +102,9 @@ class Session:
         self._env = self._environment(env or {})
         self._running = self._interrupted = False
         self._lost = False  # replaced outside a command: the next outcome says so
+        # What the presenter's keys become while an interactive command runs: given the keys and
+        # a question "does the command read the terminal now?", the bytes it gets (default: all).
+        self.keys_filter: Callable[[bytes, Callable[[], bool]], bytes] | None = None
         self._bash = self._spawn(self._cwd)
 
     def __enter__(self) -> Session:
@@ -191,9 +194,12 @@ class Session:
             self._running = True
             if interactive:
                 stdin_fd = _stdin_fd()
+                chosen = self.keys_filter
+                keys_filter = None if chosen is None else (
+                    lambda keys: chosen(keys, lambda: bash.reads_terminal(settled)))
                 with raw_terminal(stdin_fd), self._follow_window():
                     reply = bash.exchange(chunks, deadline, on_output=on_output, stdin_fd=stdin_fd,
-                                          settled=settled if raw else None)
+                                          settled=settled if raw else None, keys_filter=keys_filter)
             else:
                 reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None)
         finally:
