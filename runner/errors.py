@@ -22,6 +22,10 @@ class ParseError(DemorunError):
     """The workshop cannot be read or parsed (missing file, binary, cycle...)."""
 
 
+class WorkshopChanged(DemorunError):
+    """`--update` found the workshop no longer as it was parsed (edited, or updated by another run)."""
+
+
 class ConfigError(DemorunError):
     """`[tool.demorun]` or `demorun.toml` is malformed."""
 

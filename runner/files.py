@@ -1,14 +1,31 @@
-"""Files we write (reports, recordings, updated workshops): whole or not at all, with a clear message."""
+"""Files we write (reports, recordings, updated workshops): whole or not at all, with a clear message.
+
+Every write takes an exclusive lock on the target's folder, so two demorun
+processes writing the same file take turns: the second sees what the first
+wrote. The new content goes to one fixed temporary name beside the target
+and is renamed over it; a temporary file left by a killed process is
+removed by the next write under the lock, so none piles up.
+"""
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
-import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from .errors import DemorunError
+
+LOCK_PATIENCE = 30.0  # seconds to wait for another writer of the same folder before giving up
 
 
 def _cannot_write(path: str, exc: OSError) -> DemorunError:
     return DemorunError(f"cannot write {path!r}: {exc.strerror or exc}")
+
+
+def _read_only(mode: int) -> bool:
+    return not mode & 0o222
 
 
 def check_writable(path: str) -> None:
@@ -20,31 +37,123 @@ def check_writable(path: str) -> None:
         raise DemorunError(f"cannot write {path!r}: folder {folder!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise DemorunError(f"cannot write {path!r}: folder {folder!r} is not writable")
+    _refuse_read_only(path)
+
+
+def _refuse_read_only(path: str) -> None:
+    """A read-only file says "do not change me"; renaming over it would ignore that (root included)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if _read_only(mode) or not os.access(path, os.W_OK):
+        raise DemorunError(f"cannot write {path!r}: the file is read-only")
+
+
+def temporary_name(target: str) -> str:
+    """The one temporary file a write of `target` uses, beside it (hidden, and short enough for any name)."""
+    folder, name = os.path.split(target)
+    return os.path.join(folder, f".{name[:100]}.demorun-tmp")
+
+
+@contextmanager
+def _folder_locked(path: str, folder: str) -> Iterator[None]:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError as exc:
+        raise _cannot_write(path, exc) from None
+    except OSError:
+        yield  # a folder we cannot open can still be written in; the rename is atomic on its own
+        return
+    try:
+        deadline = time.monotonic() + LOCK_PATIENCE
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise DemorunError(f"cannot write {path!r}: another process has been writing "
+                                       f"in {folder!r} for {LOCK_PATIENCE:g}s") from None
+                time.sleep(0.02)
+            except OSError as exc:
+                if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                    break  # a file system without locks: the rename still keeps the file whole
+                raise
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def rewrite(path: str, change: Callable[[bytes | None], bytes | None]) -> bool:
+    """Replace the file at `path` with `change(its current bytes)`, holding the folder lock throughout.
+
+    `change` gets None when the file does not exist, and returns None (or the same
+    bytes) to leave it alone; what it raises propagates and nothing is written.
+    Returns whether the file was written.
+    """
+    def produce(target: str) -> bytes | None:
+        try:
+            with open(target, "rb") as f:
+                current: bytes | None = f.read()
+        except FileNotFoundError:
+            current = None
+        except OSError as exc:
+            raise DemorunError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+        data = change(current)
+        return None if data == current else data
+
+    return _write_locked(path, produce)
 
 
 def write_atomic(path: str, data: str | bytes) -> None:
     """Write a new file beside `path` and rename it over, so a crash leaves the original whole."""
+    encoded = data.encode("utf-8") if isinstance(data, str) else data
+    _write_locked(path, lambda target: encoded)
+
+
+def _write_locked(path: str, produce: Callable[[str], bytes | None]) -> bool:
     target = os.path.realpath(path)
-    folder = os.path.dirname(target) or "."
+    with _folder_locked(path, os.path.dirname(target) or "."):
+        temp = temporary_name(target)
+        _remove(temp)  # left by a process killed mid-write: we hold the lock, so it is nobody's now
+        data = produce(target)
+        if data is None:
+            return False
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+            _refuse_read_only(target)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        _replace(path, target, temp, data, mode)
+        return True
+
+
+def _replace(path: str, target: str, temp: str, data: bytes, mode: int) -> None:
     try:
-        mode = os.stat(target).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
         raise _cannot_write(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temp, mode)
         os.replace(temp, target)
     except BaseException as exc:
-        os.unlink(temp)
+        _remove(temp)
         if isinstance(exc, OSError):
             raise _cannot_write(path, exc) from None
         raise
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # not ours to clean (another user's); O_EXCL below then says why we cannot write

@@ -1,18 +1,23 @@
 """`--update`: real output written back as `##` lines, every other byte kept."""
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import signal
 import stat
+import subprocess
+import sys
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from runner.errors import DemorunError, ParseError
+from runner.errors import DemorunError, WorkshopChanged
+from runner import files
 from runner.files import write_atomic
 from runner.model import Expectation, SourceLoc
-from runner.modes.update import OutputEdit, unified_diff, updated_text
+from runner.modes.update import OutputEdit, apply_updates, read_fingerprints, unified_diff, updated_text
 from runner.verify import compare_output
 
 BLOCK = re.compile(r"\s*##(?: |$)")
@@ -124,7 +129,7 @@ def test_several_edits_in_one_file():
 def test_a_block_that_moved_since_the_run_is_refused():
     text = doc(["old"])
     moved = Expectation(("old",), SourceLoc("w.md", 3), 3)
-    with pytest.raises(ParseError, match="changed during the run"):
+    with pytest.raises(WorkshopChanged, match="changed during the run"):
         updated_text(text, [OutputEdit(2, moved, "new\n")])
 
 
@@ -197,3 +202,219 @@ def test_unified_diff_shows_the_change_and_a_missing_final_newline():
     assert "-b\n+B\n" in diff
     assert diff.endswith(" c\n\\ No newline at end of file\n")
     assert unified_diff("w.md", old, old) == ""
+
+
+# The file as a whole: endings, byte-order mark, edits during the run, other writers.
+
+def _check_update(demorun, path, *args: str):
+    return demorun("check", "--update", *args, str(path))
+
+
+STALE_CRLF = (b"# Title\r\n\r\nSome prose.\r\n\r\n```bash\r\necho new\r\n## old\r\n```\r\n\r\n"
+              b"```bash\r\necho added\r\n```\r\n")
+
+
+def test_crlf_file_stays_crlf_and_new_blocks_are_crlf(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    path.write_bytes(STALE_CRLF)
+    assert _check_update(demorun, path).exit_code == 0
+    assert path.read_bytes() == STALE_CRLF.replace(b"## old", b"## new").replace(
+        b"echo added\r\n", b"echo added\r\n## added\r\n")
+
+
+def test_lone_cr_in_prose_stays_and_does_not_move_the_new_block(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    before = b"Prose\rwith a lone CR.\n\n```bash\necho one\n```\n\nMore\r prose.\n```bash\necho two\n```\n"
+    path.write_bytes(before)
+    assert _check_update(demorun, path).exit_code == 0
+    assert path.read_bytes() == before.replace(b"echo one\n", b"echo one\n## one\n").replace(
+        b"echo two\n", b"echo two\n## two\n")
+
+
+def test_mixed_endings_and_byte_order_mark_are_kept(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    before = "\ufeffIntro\r\n\n```bash\r\necho é\n## x\r\n```\n".encode()
+    path.write_bytes(before)
+    assert _check_update(demorun, path).exit_code == 0
+    assert path.read_bytes() == before.replace("## x".encode(), "## é".encode())
+
+
+EDITS_ITSELF = """
+```bash
+echo stale
+## old
+```
+
+```bash
+printf 'Added during the run.\\n\\n' | cat - {name} > {name}.new && mv {name}.new {name}
+```
+"""
+
+
+def test_a_file_edited_during_the_run_is_refused_and_kept(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text(EDITS_ITSELF.format(name="w.md"))
+    result = _check_update(demorun, path)
+    assert result.exit_code == 2
+    assert "w.md changed during the run" in result.output and "nothing was written" in result.output
+    edited = path.read_text()
+    assert edited.startswith("Added during the run.\n") and "## old" in edited and "## stale" not in edited
+
+
+def test_diff_of_a_file_edited_during_the_run_is_refused_too(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text(EDITS_ITSELF.format(name="w.md"))
+    result = _check_update(demorun, path, "--diff")
+    assert result.exit_code == 2 and "changed during the run" in result.output
+    assert "+## stale" not in result.output
+
+
+def test_a_read_only_file_is_refused_not_replaced(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text("```bash\necho new\n## old\n```\n")
+    path.chmod(0o444)
+    inode = path.stat().st_ino
+    result = _check_update(demorun, path)
+    assert result.exit_code == 2
+    assert "read-only" in result.output
+    assert path.stat().st_ino == inode and path.read_text().endswith("## old\n```\n")
+    assert os.listdir(tmp_path) == ["w.md"]
+
+
+def test_a_temporary_file_left_by_a_killed_update_is_cleaned_up(demorun, tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text("```bash\necho new\n## old\n```\n")
+    (tmp_path / ".w.md.demorun-tmp").write_text("half a file from a killed run")
+    assert _check_update(demorun, path).exit_code == 0
+    assert os.listdir(tmp_path) == ["w.md"]
+    assert "## new" in path.read_text()
+
+
+def test_a_killed_write_leaves_the_original_and_the_next_write_reuses_its_name(tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text("original")
+    script = ("import os, signal, runner.files as f\n"
+              "def boom(*a): os.kill(os.getpid(), signal.SIGKILL)\n"
+              "os.replace = boom\n"
+              f"f.write_atomic({str(path)!r}, 'new')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    assert done.returncode == -signal.SIGKILL
+    assert path.read_text() == "original" and (tmp_path / ".w.md.demorun-tmp").read_text() == "new"
+    write_atomic(str(path), "newer")
+    assert path.read_text() == "newer" and os.listdir(tmp_path) == ["w.md"]
+
+
+def test_a_writer_waits_for_the_folder_lock_and_gives_up_with_a_message(tmp_path, monkeypatch):
+    path = tmp_path / "w.md"
+    path.write_text("old")
+    monkeypatch.setattr(files, "LOCK_PATIENCE", 0.2)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(DemorunError, match="another process has been writing"):
+            write_atomic(str(path), "new")
+    finally:
+        os.close(fd)
+    assert path.read_text() == "old"
+
+
+def test_an_update_on_a_file_another_update_wrote_is_refused(tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text(doc(["old"]))
+    seen = read_fingerprints([str(path)])
+    edit = edit_for(path.read_text(), "first\n")
+    assert apply_updates({str(path): [edit]}, seen, show_diff=False, echo=lambda _: None) == {str(path)}
+    with pytest.raises(WorkshopChanged, match="changed during the run"):
+        apply_updates({str(path): [edit_for(doc(["old"]), "second\n")]}, seen, show_diff=False,
+                      echo=lambda _: None)
+    assert path.read_text() == doc(["first"])
+
+
+CONCURRENT = """
+```bash
+sleep 1; echo one
+## stale
+```
+
+```bash
+echo two
+```
+"""
+
+
+def test_two_updates_at_once_never_duplicate_or_misplace_blocks(tmp_path):
+    path = tmp_path / "w.md"
+    path.write_text(CONCURRENT)
+    runs = [subprocess.Popen([sys.executable, "-m", "runner", "check", "--update", str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(3)]
+    codes = sorted(run.wait(60) for run in runs)
+    outputs = "".join(run.stdout.read() for run in runs)
+    assert codes[0] == 0 and set(codes) <= {0, 2}, outputs
+    assert codes.count(0) == 1 or "changed during the run" not in outputs
+    assert path.read_text() == CONCURRENT.replace("## stale", "## one").replace(
+        "echo two\n", "echo two\n## two\n")
+
+
+# Property: everything but `##` lines is byte for byte the same, and a second update changes nothing.
+
+_ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
+_PROSE = st.lists(st.sampled_from(list("ab é中\t #*-`~<>!") + ["  ", "\u00a0", "😀"]), max_size=12).map("".join)
+_OUTPUT_LINE = st.lists(st.sampled_from(list("xy 0\t.é") + ["...", "  "]), max_size=8).map("".join)
+_OUTPUTS = st.lists(_OUTPUT_LINE, max_size=4).map(lambda lines: "".join(line + "\n" for line in lines))
+
+
+@st.composite
+def _workshops(draw) -> tuple[str, list[str]]:
+    """Prose and fences with commands, some with `##` blocks, joined by random line endings."""
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        lines += draw(st.lists(_PROSE.filter(lambda t: not t.lstrip().startswith(("`", "~", "<", "#"))),
+                               max_size=3))
+        lines.append("```bash")
+        for k in range(draw(st.integers(1, 3))):
+            lines.append(f"echo c{len(lines)}{k}" + draw(st.sampled_from(["", " ", "\t", "  "])))
+            lines += [f"## {line}" for line in draw(st.lists(_OUTPUT_LINE, max_size=2))]
+        lines.append("```")
+    endings = draw(st.lists(_ENDINGS, min_size=len(lines), max_size=len(lines)))
+    text = "".join(line + end for line, end in zip(lines, endings))
+    if draw(st.booleans()):
+        text = text.rstrip("\r\n")
+    return text, draw(st.lists(_OUTPUTS, min_size=12, max_size=12))
+
+
+def _owned(text: str) -> tuple[list[str], set[int], list]:
+    """The file's lines as written (split after each \\n), the `##` lines the parser gives commands, and them.
+
+    A lone CR is not a line break to the parser (nor to `--update`): a line it
+    joins to a `##` line is part of that `##` line.
+    """
+    from runner.model import Kind
+    from runner.parse import parse_text
+
+    plan = parse_text(text, "w.md")
+    assume(not plan.errors)  # check never runs, so never updates, a workshop with errors
+    commands = [s for s in plan.steps if s.kind is Kind.COMMAND]
+    owned = {n for s in commands if s.expected for n in range(s.expected.loc.line, s.expected.end_line + 1)}
+    return re.findall(r"[^\n]*\n|[^\n]+", text), owned, commands
+
+
+def _edits(commands, outputs) -> list[OutputEdit]:
+    """Edits for the generated commands; prose a lone CR pulled into a fence is not one bash would run."""
+    ran = [s for s in commands if re.fullmatch(r"echo c\d+[ \t]*", s.text)]
+    return [OutputEdit(s.end_line, s.expected, out) for s, out in zip(ran, outputs)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(_workshops())
+def test_update_changes_only_hash_lines_and_twice_is_once(case):
+    text, outputs = case
+    before, owned_before, commands = _owned(text)
+    updated = updated_text(text, _edits(commands, outputs))
+    after, owned_after, commands_after = _owned(updated)
+    kept_before = "".join(line for n, line in enumerate(before, 1) if n not in owned_before)
+    kept_after = "".join(line for n, line in enumerate(after, 1) if n not in owned_after)
+    # A block added under the last line of a file without a final newline gives that line one.
+    assert kept_after == kept_before or (not text.endswith("\n")
+                                         and kept_after.rstrip("\r\n") == kept_before)
+    assert [s.text for s in commands_after] == [s.text for s in commands]
+    assert updated_text(updated, _edits(commands_after, outputs)) == updated

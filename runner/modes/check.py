@@ -4,7 +4,6 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from pathlib import Path
 
 import click
 
@@ -12,7 +11,6 @@ from ..config import Config, load_config
 from ..discover import find_workshops
 from ..engine import Engine, Policy, interrupts
 from ..errors import DemorunError, ParseError
-from ..files import write_atomic
 from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
 from ..present.screen import color_wanted
 from ..report.summary import file_progress_line, render_summary
@@ -25,7 +23,7 @@ from .setup import (
     open_session,
     requirement_message,
 )
-from .update import OutputEdit, unified_diff, updated_text
+from .update import OutputEdit, apply_updates, read_fingerprints
 
 
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
@@ -38,6 +36,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
             check_writable(artefact)
     files = [file for file, _ in find_workshops(paths, scripts=False)]
     plans, configs = _load_all(files, no_init=no_init)
+    # What was parsed, so --update never writes over an edit made during the run.
+    fingerprints = read_fingerprints({s.loc.file for p in plans.values() for s in p.steps}) if update else {}
     started = time.monotonic()
     reports: list[FileReport] = []
     secrets: set[str] = set()
@@ -57,7 +57,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     unfixed = {(r.step.loc.file, r.step.loc.line) for f in reports for r in f.results
                if r.verdict.status is Status.FAIL}
     if update:
-        unfixed -= _update(reports, configs, redact, show_diff=show_diff)
+        unfixed -= _update(reports, configs, redact, fingerprints, show_diff=show_diff)
     skipped_files = [f for f in reports if f.skipped_reason]
     if unfixed or (strict and skipped_files):
         return 1
@@ -121,8 +121,8 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
             click.echo(line)
 
 
-def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redactor, *,
-            show_diff: bool) -> set[tuple[str, int]]:
+def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redactor,
+            fingerprints: dict[str, str], *, show_diff: bool) -> set[tuple[str, int]]:
     """Write real output back as `##` lines, secrets as ***; the failures this fixed, as (file, line)."""
     edits: dict[str, dict[int, OutputEdit]] = {}
     fixed: set[tuple[str, int]] = set()
@@ -133,16 +133,8 @@ def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redac
             if edit is not None:
                 edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
                 fixed.add((result.step.loc.file, result.step.loc.line))
-    for file, by_line in edits.items():
-        old = Path(file).read_text(encoding="utf-8")
-        new = updated_text(old, sorted(by_line.values(), key=lambda e: e.command_end_line))
-        if new == old:
-            continue
-        if show_diff:
-            click.echo(unified_diff(file, old, new), nl=False)
-        else:
-            write_atomic(file, new)
-            click.echo(f"updated {file}: {len(by_line)} output block(s)")
+    apply_updates({file: list(by_line.values()) for file, by_line in edits.items()}, fingerprints,
+                  show_diff=show_diff, echo=lambda text: click.echo(text, nl=False))
     return set() if show_diff else fixed
 
 

@@ -1,13 +1,23 @@
-"""`check --update`: write real output back as `##` lines, changing nothing else in the file."""
+"""`check --update`: write real output back as `##` lines, changing nothing else in the file.
+
+The file is read as bytes, so every line ending (LF, CRLF, a lone CR inside a
+line) and a byte-order mark stay as they are; only `##` lines are ours. It is
+written only if it still holds the bytes that were parsed (compared by
+SHA-256 under the folder lock that every write takes), so an edit made
+during the run, or another `--update` of the same file, is never overwritten
+or merged into blocks at the wrong lines.
+"""
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ..errors import ParseError
+from ..errors import DemorunError, WorkshopChanged
+from ..files import rewrite
 from ..model import Expectation
 from ..verify import compare_output, normalise
 from ..verify.text import ELLIPSIS, keys, matchers
@@ -15,7 +25,8 @@ from ..verify.volatile import canon_for
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 _FENCE = re.compile(r"( *)(```|~~~)")
-_BLOCK_LINE = re.compile(r"\s*##(?: |$)")
+_BLOCK_LINE = re.compile(r"\s*##")
+_BOM = "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
                 continue
             at = edit.command_end_line
             if not 1 <= at <= len(lines):
-                raise ParseError(f"line {at} is past the end of the file; was it changed during the run?")
+                raise WorkshopChanged(f"line {at} is past the end of the file; was it changed during the run?")
             indent = _fence_indent(lines, at - 1)
             ending = _ending(lines[at - 1]) or eol
             body = [_block_line(indent, line) + ending for line in new]
@@ -54,9 +65,9 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
         _check_block(lines, edit.old)
         if compare_output(edit.old.lines, edit.new_output, mode=edit.mode, masks=edit.masks) is None:
             continue
-        indent = re.match(r"\s*", lines[first].rstrip("\r\n")).group()
+        indent = re.match(r"\s*", _body(lines[first])).group()
         ending = _ending(lines[first]) or eol
-        raw = [lines[i].rstrip("\r\n") for i in range(first, last + 1)]
+        raw = [_body(lines[i]) for i in range(first, last + 1)]
         merged = _merge(list(edit.old.lines), raw, new, edit)
         body = [(line if kept else _block_line(indent, line)) + ending for kept, line in merged]
         body[-1] = body[-1][: len(body[-1]) - len(ending)] + _ending(lines[last])
@@ -115,9 +126,9 @@ def _check_block(lines: list[str], block: Expectation) -> None:
     """Refuse to write when the `##` block is no longer where the plan saw it."""
     first, last = block.loc.line - 1, block.end_line - 1
     if not (0 <= first <= last < len(lines)) or not all(
-        _BLOCK_LINE.match(lines[i].rstrip("\r\n")) for i in range(first, last + 1)
+        _BLOCK_LINE.match(lines[i]) for i in range(first, last + 1)
     ):
-        raise ParseError("the ## block is not where it was when the file was read; was it changed during the run?",
+        raise WorkshopChanged("the ## block is not where it was when the file was read; was it changed during the run?",
                          block.loc)
 
 
@@ -128,7 +139,12 @@ def _block_line(indent: str, line: str) -> str:
 def _unblock(source: str) -> str:
     """The output line a `##` source line stands for (FORMAT.md: one space after `##` is removed)."""
     rest = source.lstrip()[2:]
-    return rest[1:] if rest.startswith(" ") else rest
+    return rest.removeprefix(" ")
+
+
+def _body(line: str) -> str:
+    """A line without its ending; a lone CR before it is part of the line, as the parser reads it."""
+    return line[: len(line) - len(_ending(line))]
 
 
 def _ending(line: str) -> str:
@@ -156,3 +172,79 @@ def unified_diff(path: str, old: str, new: str) -> str:
                                      tofile=f"b/{path}"):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def fingerprint(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_fingerprints(files: Iterable[str]) -> dict[str, str]:
+    """Each file's fingerprint now: taken right after parsing, compared again before writing."""
+    found: dict[str, str] = {}
+    for file in files:
+        try:
+            with open(file, "rb") as f:
+                found[file] = fingerprint(f.read())
+        except OSError as exc:
+            raise DemorunError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    return found
+
+
+def _changed(path: str, current: bytes | None, expected: str | None) -> WorkshopChanged | None:
+    if current is None:
+        return WorkshopChanged(f"{path} was removed during the run; nothing was written to it")
+    if expected is None or fingerprint(current) != expected:
+        return WorkshopChanged(f"{path} changed during the run (edited, or updated by another demorun); "
+                               "nothing was written to it: check it and run again")
+    return None
+
+
+def _apply(path: str, current: bytes | None, expected: str | None, edits: Sequence[OutputEdit]) -> bytes:
+    """The updated bytes of a file that still holds what was parsed; WorkshopChanged if it does not."""
+    problem = _changed(path, current, expected)
+    if problem is not None:
+        raise problem
+    assert current is not None
+    text = current.decode("utf-8")
+    bom = _BOM if text.startswith(_BOM) else ""
+    try:
+        new = updated_text(text[len(bom):], edits)
+    except WorkshopChanged as exc:
+        if exc.loc is None:
+            raise WorkshopChanged(f"{path}: {exc.message}") from None
+        raise
+    return (bom + new).encode("utf-8")
+
+
+def apply_updates(edits: Mapping[str, Sequence[OutputEdit]], fingerprints: Mapping[str, str], *,
+                  show_diff: bool, echo: Callable[[str], None]) -> set[str]:
+    """Write (or with show_diff, print as a diff) each file's edits; the files that changed.
+
+    A file that cannot be updated does not stop the others; the first problem
+    is raised at the end, with all of them in its message.
+    """
+    changed: set[str] = set()
+    problems: list[DemorunError] = []
+    for path, file_edits in edits.items():
+        ordered = sorted(file_edits, key=lambda e: e.command_end_line)
+        expected = fingerprints.get(path)
+        try:
+            if show_diff:
+                with open(path, "rb") as f:
+                    current = f.read()
+                new = _apply(path, current, expected, ordered)
+                if new != current:
+                    echo(unified_diff(path, current.decode("utf-8"), new.decode("utf-8")))
+                    changed.add(path)
+            elif rewrite(path, lambda current, path=path, expected=expected, ordered=ordered:
+                         _apply(path, current, expected, ordered)):
+                echo(f"updated {path}: {len(ordered)} output block(s)\n")
+                changed.add(path)
+        except OSError as exc:
+            problems.append(DemorunError(f"cannot read {path!r}: {exc.strerror or exc}"))
+        except DemorunError as exc:
+            problems.append(exc)
+    if problems:
+        first = problems[0]
+        raise type(first)("\n".join(str(p) for p in problems)) if len(problems) > 1 else first
+    return changed
