@@ -35,6 +35,29 @@ timeout_option = click.option(
 )
 
 
+def _jobs(ctx, param, value):
+    if value is None:
+        return 1
+    if value == "auto":
+        from .modes.parallel import cpu_count
+
+        return cpu_count()
+    if not value.isdigit() or int(value) < 1:
+        raise click.BadParameter(f"expected a number of processes (1 or more) or 'auto', got {value!r}")
+    return int(value)
+
+
+def _shard(ctx, param, value):
+    if value is None:
+        return None
+    from .discover import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def _finish(code: int) -> None:
     sys.stdout.flush()
     raise SystemExit(code)
@@ -114,16 +137,20 @@ def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init) -> N
 @click.option("--update", is_flag=True, help="Write real output back as ## lines.")
 @click.option("--diff", "show_diff", is_flag=True,
               help="With --update: print what would change, write nothing.")
+@click.option("-j", "--jobs", callback=_jobs, metavar="N|auto",
+              help="Check N files at once, each in its own session ('auto': one per core).")
+@click.option("--shard", callback=_shard, metavar="K/N",
+              help="Check only shard K of N: a stable split of the files for CI matrices.")
 @timeout_option
 @no_init_option
-def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, timeout, no_init) -> None:
+def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, shard, timeout, no_init) -> None:
     """Run workshops and check every exit status and ## output against the real one."""
     if show_diff and not update:
         raise click.UsageError("--diff goes with --update")
     from .modes.check import run_check
 
     _call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html,
-          update=update, show_diff=show_diff, timeout=timeout, no_init=no_init)
+          update=update, show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard)
 
 
 @main.command("present", context_settings={"ignore_unknown_options": True})
@@ -143,3 +170,4 @@ def present_cmd(file, args, speed, start_at, record, timeout, no_init) -> None:
 
     _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
           timeout=timeout, no_init=no_init)
+

@@ -12,8 +12,9 @@ _SKIPPED_DIRS = {"node_modules", "__pycache__", "venv"}  # and every hidden fold
 
 def find_workshops(paths: list[str], *, scripts: bool) -> list[tuple[str, bool]]:
     """(file, named on the command line) for files named directly and, below each folder,
-    Markdown with a runnable fence, plus shell scripts when `scripts` (lint wants them;
-    check runs only Markdown, since scripts in a workshop folder are usually imported)."""
+    Markdown with a runnable fence, plus shell scripts when `scripts`. Lint reads them all;
+    check runs a folder's Markdown only, since the scripts beside workshops are mostly
+    helpers they import or setup scripts that must not run on their own."""
     found: list[tuple[str, bool]] = []
     for path in paths:
         if os.path.isdir(path):
@@ -49,3 +50,32 @@ def _is_workshop(path: str, scripts: bool) -> bool:
             return bool(_RUNNABLE_FENCE.search(f.read()))
     except OSError:
         return True  # unreadable: let the parser say why
+
+
+def scripts_below(paths: list[str]) -> list[str]:
+    """The `.sh` files below the folders in `paths`, which check leaves out unless named."""
+    return [file for path in paths if os.path.isdir(path) for file in _walk(path, True)
+            if file.endswith(".sh")]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """K/N as (K, N) with 1 <= K <= N; ValueError with the reason otherwise."""
+    match = re.fullmatch(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*", text)
+    if not match:
+        raise ValueError(f"expected K/N like 2/3, got {text!r}")
+    k, n = int(match.group(1)), int(match.group(2))
+    if n < 1 or not 1 <= k <= n:
+        raise ValueError(f"{text!r}: K must be between 1 and N, and N at least 1")
+    return k, n
+
+
+def shard(files: list[str], k: int, n: int) -> list[str]:
+    """The files of shard K of N, in their given order.
+
+    Files are dealt round-robin in the order of their absolute paths, so every
+    machine of a CI matrix that sees the same checkout makes the same split,
+    whatever order the paths were given in, and each file lands in exactly one shard.
+    """
+    ranked = sorted(dict.fromkeys(os.path.abspath(f) for f in files))
+    mine = {path for i, path in enumerate(ranked) if i % n == k - 1}
+    return [f for f in files if os.path.abspath(f) in mine]

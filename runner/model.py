@@ -183,6 +183,7 @@ class FileReport:
     duration: float
     skipped_reason: str | None = None  # e.g. a missing @requires tool
     plan: Plan | None = None  # the parsed workshop, for reports that show it as it reads
+    error: str | None = None  # it could not be parsed or configured, so nothing in it ran
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.verdict.status is status)

@@ -113,6 +113,7 @@ def redact_file(report: FileReport, redact: Callable[[str], str]) -> FileReport:
         results=tuple(redact_result(r, redact) for r in report.results),
         skipped_reason=None if report.skipped_reason is None else redact(report.skipped_reason),
         plan=None if report.plan is None else _redact_plan(report.plan, redact),
+        error=None if report.error is None else redact(report.error),
     )
 
 

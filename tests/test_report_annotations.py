@@ -87,3 +87,22 @@ def test_only_github_actions_asks_for_annotations():
     assert in_github_actions({"GITHUB_ACTIONS": "true"})
     assert not in_github_actions({"GITHUB_ACTIONS": "false"})
     assert not in_github_actions({"CI": "true"})
+
+
+def test_paths_are_relative_to_the_repository_root_wherever_demorun_ran(tmp_path, monkeypatch):
+    from runner.report.annotations import repository_path, repository_root
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs" / "sub").mkdir(parents=True)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(repo / "docs")
+    root = repository_root()
+    assert root == str(repo.resolve())
+    report = RunReport((FileReport("./sub/w.md", (
+        StepResult(command_step("./sub/w.md", 4, "false"), Verdict(Status.FAIL, "exit status 1"),
+                   Outcome("", 1, 0.1), 0),), 0.1),), 0.1)
+    [line] = github_annotations(report, Redactor())
+    assert _parse(line)[1]["file"] == "docs/sub/w.md"
+    assert repository_path(str(tmp_path / "elsewhere.md"), root) == str(tmp_path / "elsewhere.md")
+    assert repository_root({"GITHUB_WORKSPACE": str(repo / "docs")}) == str((repo / "docs").resolve())

@@ -2,18 +2,23 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
 
 import click
 
 from ..config import Config, load_config
-from ..discover import find_workshops
-from ..engine import Engine, Policy, interrupts
-from ..errors import DemorunError, ParseError
+from ..discover import find_workshops, scripts_below
+from ..discover import shard as shard_files
+from ..engine import Engine, Listener, Policy, interrupts
+from ..errors import ConfigError, ParseError
 from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
 from ..present.screen import color_wanted
-from ..report.summary import file_progress_line, render_summary
+from ..report.summary import file_progress_line, file_status, render_summary
 from ..secrets import Redactor
 from ..verify import VerifyOptions, normalise, verify_command
 from .setup import (
@@ -26,28 +31,95 @@ from .setup import (
 from .update import OutputEdit, apply_updates, read_fingerprints
 
 
+@dataclass(frozen=True)
+class FileCheck:
+    """One file checked: its report, the secret values its session held, and its configuration."""
+
+    report: FileReport
+    secrets: frozenset[str] = frozenset()
+    config: Config | None = None  # None when it could not be read
+    fingerprints: dict[str, str] = field(default_factory=dict)  # of the files parsed, when updating
+
+
+def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
+               update: bool = False) -> FileCheck:
+    """Parse, configure and check one workshop in a session of its own.
+
+    The one unit the serial loop, the parallel workers and the pytest plugin share.
+    A file that cannot be parsed or configured becomes a report in error, so it
+    never stops the others. With `update`, the files parsed are fingerprinted
+    right away, so --update never writes over an edit made during the run.
+    """
+    try:
+        plan = load_plan(file, no_init=no_init)
+        config = load_config(file)
+        fingerprints = read_fingerprints({s.loc.file for s in plan.steps}) if update else {}
+    except (ParseError, ConfigError) as exc:
+        return FileCheck(FileReport(file, (), 0.0, error=str(exc)))
+    started = time.monotonic()
+    skipped = requirement_skips(plan)
+    if skipped is not None:
+        return FileCheck(skipped, config=config, fingerprints=fingerprints)
+    with checking(plan, config, fail_fast=fail_fast, timeout=timeout) as engine, \
+            interrupts(lambda: engine.session):
+        results = engine.run_all()
+        found = engine.redactor().secrets
+    return FileCheck(FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan),
+                     found, config, fingerprints)
+
+
+def requirement_skips(plan: Plan) -> FileReport | None:
+    """The report of a file whose @requires tools are missing: every command skipped, saying which."""
+    missing = missing_requirements(plan)
+    if not missing:
+        return None
+    reason = requirement_message(missing)
+    skipped = tuple(StepResult(s, Verdict(Status.SKIP, reason), None, i)
+                    for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND)
+    return FileReport(plan.file, skipped, 0.0, reason, plan)
+
+
+@contextmanager
+def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | None,
+             listeners: Sequence[Listener] = ()) -> Iterator[Engine]:
+    """An engine with check's policy on a fresh session for `plan`, closed on the way out."""
+    limit = effective_timeout(timeout, config)
+    policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
+                    verify=_verify_options(config), secret_names=config.secrets)
+    with open_session(plan.file, [], config, timeout=limit) as session:
+        yield Engine(plan, session, policy=policy, listeners=listeners)
+
+
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
-              update: bool, show_diff: bool, timeout: float | None, no_init: bool) -> int:
-    """Check every workshop under `paths`; see the README for the exit codes."""
+              update: bool, show_diff: bool, timeout: float | None, no_init: bool,
+              jobs: int = 1, shard: tuple[int, int] | None = None) -> int:
+    """Check every workshop under `paths` (in `jobs` processes, or shard K of N); see the README for exit codes."""
     from ..files import check_writable
 
     for artefact in (junit, html):
         if artefact:
             check_writable(artefact)
     files = [file for file, _ in find_workshops(paths, scripts=False)]
-    plans, configs = _load_all(files, no_init=no_init)
-    # What was parsed, so --update never writes over an edit made during the run.
-    fingerprints = read_fingerprints({s.loc.file for p in plans.values() for s in p.steps}) if update else {}
+    left_out = scripts_below(paths)
+    if left_out:
+        click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
+                   f"(helpers and setup scripts, mostly); name a script to check it", err=True)
+    if shard is not None:
+        every = len(files)
+        files = shard_files(files, *shard)
+        click.echo(f"shard {shard[0]}/{shard[1]}: {len(files)} of {every} file(s)")
     started = time.monotonic()
-    reports: list[FileReport] = []
+    checks: list[FileCheck] = []
     secrets: set[str] = set()
-    for file in files:
-        report, found = _check_file(plans[file], configs[file], fail_fast=fail_fast, timeout=timeout)
-        reports.append(report)
-        secrets |= found
-        click.echo(Redactor(secrets)(file_progress_line(report)))
-        if fail_fast and report.count(Status.FAIL):
-            break
+    with closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
+                         update=update)) as results:
+        for check in results:
+            checks.append(check)
+            secrets |= check.secrets
+            click.echo(Redactor(secrets)(file_progress_line(check.report)))
+            if fail_fast and file_status(check.report) is Status.FAIL:
+                break
+    reports = [c.report for c in checks]
     run = RunReport(tuple(reports), time.monotonic() - started)
     redact = Redactor(secrets)
 
@@ -57,8 +129,13 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     unfixed = {(r.step.loc.file, r.step.loc.line) for f in reports for r in f.results
                if r.verdict.status is Status.FAIL}
     if update:
-        unfixed -= _update(reports, configs, redact, fingerprints, show_diff=show_diff)
+        configs = {c.report.file: c.config for c in checks if c.config is not None}
+        fingerprints = {file: print_ for c in checks for file, print_ in c.fingerprints.items()}
+        unfixed -= _update([r for r in reports if not r.error], configs, redact, fingerprints,
+                           show_diff=show_diff)
     skipped_files = [f for f in reports if f.skipped_reason]
+    if any(f.error for f in reports):
+        return 2
     if unfixed or (strict and skipped_files):
         return 1
     if skipped_files and len(skipped_files) == len(reports):
@@ -66,39 +143,20 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     return 0
 
 
-def _load_all(files: list[str], *, no_init: bool) -> tuple[dict[str, Plan], dict[str, Config]]:
-    """Parse and configure everything first: a broken file stops the run before anything runs."""
-    plans: dict[str, Plan] = {}
-    configs: dict[str, Config] = {}
-    problems: list[str] = []
-    for file in files:
-        try:
-            plans[file] = load_plan(file, no_init=no_init)
-            configs[file] = load_config(file)
-        except DemorunError as exc:
-            problems.append(str(exc))
-    if problems:
-        raise ParseError("\n".join(problems))
-    return plans, configs
+def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
+    """Each file checked, in the files' order: here one by one, or by worker processes."""
+    if jobs <= 1 or len(files) <= 1:
+        return (check_file(file, **options) for file in files)
+    from .parallel import ordered_map
+
+    def lost(file: str, why: str) -> FileCheck:
+        return FileCheck(FileReport(file, (), 0.0, error=f"{file}: not checked: {why}"))
+
+    return ordered_map(functools.partial(_check_one, options=options), files, jobs, lost)
 
 
-def _check_file(plan: Plan, config: Config, *, fail_fast: bool,
-                timeout: float | None) -> tuple[FileReport, frozenset[str]]:
-    started = time.monotonic()
-    missing = missing_requirements(plan)
-    if missing:
-        reason = requirement_message(missing)
-        skipped = tuple(StepResult(s, Verdict(Status.SKIP, reason), None, i)
-                        for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND)
-        return FileReport(plan.file, skipped, 0.0, reason, plan), frozenset()
-    limit = effective_timeout(timeout, config)
-    policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
-                    verify=_verify_options(config), secret_names=config.secrets)
-    with open_session(plan.file, [], config, timeout=limit) as session, interrupts(lambda: session):
-        engine = Engine(plan, session, policy=policy)
-        results = engine.run_all()
-        found = engine.redactor().secrets
-    return FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan), found
+def _check_one(file: str, *, options: dict) -> FileCheck:
+    return check_file(file, **options)
 
 
 def _verify_options(config: Config) -> VerifyOptions:

@@ -17,6 +17,39 @@ def in_github_actions(environ: Mapping[str, str] | None = None) -> bool:
     return (os.environ if environ is None else environ).get("GITHUB_ACTIONS") == "true"
 
 
+def repository_root(environ: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+    """The folder annotation paths are relative to: the checkout GitHub names, else the enclosing git work tree.
+
+    GitHub places an annotation only when its path is relative to the repository root,
+    whatever folder the job ran demorun from.
+    """
+    environ = os.environ if environ is None else environ
+    if environ.get("GITHUB_WORKSPACE"):
+        return os.path.realpath(environ["GITHUB_WORKSPACE"])
+    start = os.path.realpath(cwd or os.getcwd())
+    for folder in (start, *_parents(start)):
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+    return start
+
+
+def _parents(path: str) -> list[str]:
+    found = []
+    while (parent := os.path.dirname(path)) != path:
+        found.append(parent)
+        path = parent
+    return found
+
+
+def repository_path(file: str, root: str) -> str:
+    """`file` relative to `root` with forward slashes; unchanged when it lies outside the repository."""
+    # The folder is resolved like the root; a linked file keeps its own name, where GitHub shows it.
+    full = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(file))), os.path.basename(file))
+    if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
+        return file
+    return os.path.relpath(full, root).replace(os.sep, "/")
+
+
 def _data(text: str) -> str:
     """The escaping GitHub's runner undoes in a command's message."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -40,20 +73,26 @@ def _message(result: StepResult) -> str:
     return plain("\n".join([result.verdict.message or "failed", *details]))
 
 
-def github_annotations(report: RunReport, redact: Callable[[str], str]) -> list[str]:
-    """One ::error line per failed command and one ::warning line per skipped file."""
+def github_annotations(report: RunReport, redact: Callable[[str], str], root: str | None = None) -> list[str]:
+    """One ::error line per failed command or broken file and one ::warning line per skipped file,
+    with paths relative to the repository `root` (found from the working folder by default)."""
     report = redact_report(report, redact)
+    root = root or repository_root()
     lines = []
     for fr in report.files:
+        if fr.error:
+            lines.append(_command("error", plain(fr.error), file=repository_path(fr.file, root), line=1,
+                                  title="demorun: workshop not checked"))
         if fr.skipped_reason and not fr.count(Status.PASS) and not fr.count(Status.FAIL):
-            lines.append(_command("warning", plain(fr.skipped_reason), file=fr.file, line=1,
+            lines.append(_command("warning", plain(fr.skipped_reason), file=repository_path(fr.file, root), line=1,
                                   title="demorun: workshop skipped"))
         for result in fr.results:
             if result.verdict.status is not Status.FAIL:
                 continue
             step = result.step
             end = step.expected.end_line if step.expected else step.end_line
-            properties: dict[str, str | int] = {"file": step.loc.file, "line": step.loc.line}
+            properties: dict[str, str | int] = {"file": repository_path(step.loc.file, root),
+                                                "line": step.loc.line}
             if end > step.loc.line:
                 properties["endLine"] = end
             properties["title"] = f"demorun: {plain(first_line(step.text))}"

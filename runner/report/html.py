@@ -15,7 +15,7 @@ from ..model import FileReport, Kind, RunReport, Status, Step, StepResult, Visib
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
 from .plain import clip_lines, first_line, plain
-from .summary import file_status, format_duration
+from .summary import file_label, file_status, format_duration
 
 Redact = Callable[[str], str]
 # A page with megabytes of log is unusable; the failure text already names the difference.
@@ -161,12 +161,13 @@ def render_html(report: RunReport, redact: Redact) -> str:
             "anchor": f"f{number}",
             "name": fr.file,
             "status": status.value,
-            "label": status.name,
+            "label": file_label(fr),
             "passed": fr.count(Status.PASS),
             "failed": fr.count(Status.FAIL),
             "skipped": fr.count(Status.SKIP),
             "duration": format_duration(fr.duration),
             "skipped_reason": plain(fr.skipped_reason) if fr.skipped_reason else "",
+            "error": plain(fr.error) if fr.error else "",
             "blocks": _blocks(fr, original, number, markdown),
         })
         for k, result in enumerate(fr.results):
@@ -178,7 +179,8 @@ def render_html(report: RunReport, redact: Redact) -> str:
                     "message": plain(result.verdict.message),
                 })
     totals = {s.value: masked.count(s) for s in Status}
-    overall = "fail" if totals["fail"] else "skip" if totals["skip"] and not totals["pass"] else "pass"
+    broken = any(fr.error for fr in report.files)
+    overall = "fail" if totals["fail"] or broken else "skip" if totals["skip"] and not totals["pass"] else "pass"
     return _ENVIRONMENT.get_template("report.html.j2").render(
         files=files, failures=failures, totals=totals, overall=overall,
         duration=format_duration(masked.duration),

@@ -65,6 +65,16 @@ def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
         out.text = clip_lines(_xml(result.outcome.output), OUTPUT_LINE_LIMIT)
 
 
+def _broken_suite(root: ET.Element, fr: FileReport) -> None:
+    """A file that could not be parsed or configured: one case in error, as CI tools expect."""
+    suite = ET.SubElement(root, "testsuite", name=_xml(fr.file), tests="1", failures="0", errors="1",
+                          skipped="0", time=_seconds(fr.duration))
+    case = ET.SubElement(suite, "testcase", classname=_xml(fr.file), name=_xml(fr.file),
+                         file=_xml(fr.file), time=_seconds(0.0))
+    error = ET.SubElement(case, "error", message=_xml(first_line(fr.error or "")), type="error")
+    error.text = _xml(fr.error or "")
+
+
 def _testsuite(root: ET.Element, fr: FileReport) -> tuple[int, int, int]:
     results = fr.results
     counts = (len(results), fr.count(Status.FAIL), fr.count(Status.SKIP))
@@ -97,12 +107,17 @@ def junit_xml(report: RunReport, redact: Callable[[str], str]) -> bytes:
     report = redact_report(report, redact)
     root = ET.Element("testsuites", name="demorun")
     totals = [0, 0, 0]
+    errors = 0
     for fr in report.files:
+        if fr.error:
+            _broken_suite(root, fr)
+            errors += 1
+            continue
         for i, n in enumerate(_testsuite(root, fr)):
             totals[i] += n
-    root.set("tests", str(totals[0]))
+    root.set("tests", str(totals[0] + errors))
     root.set("failures", str(totals[1]))
-    root.set("errors", "0")
+    root.set("errors", str(errors))
     root.set("skipped", str(totals[2]))
     root.set("time", _seconds(report.duration))
     ET.indent(root)

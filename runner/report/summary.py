@@ -18,12 +18,17 @@ _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
 
 
 def file_status(fr: FileReport) -> Status:
-    """A file fails if any command failed, is skipped if nothing in it passed, else passes."""
-    if fr.count(Status.FAIL):
+    """A file fails if it is broken or any command failed, is skipped if nothing in it passed, else passes."""
+    if fr.error or fr.count(Status.FAIL):
         return Status.FAIL
     if fr.skipped_reason or (fr.results and not fr.count(Status.PASS)):
         return Status.SKIP
     return Status.PASS
+
+
+def file_label(fr: FileReport) -> str:
+    """PASS, FAIL or SKIP, or ERROR for a file that could not be read, so nothing in it ran."""
+    return "ERROR" if fr.error else file_status(fr).name
 
 
 def format_duration(seconds: float) -> str:
@@ -40,6 +45,8 @@ def _counts(passed: int, failed: int, skipped: int) -> str:
 
 def file_progress_line(fr: FileReport) -> str:
     """One line as each file finishes, e.g. 'PASS demos/a.md  3 passed, 0 failed, 0 skipped  (1.2s)'."""
+    if fr.error:
+        return f"ERROR {fr.file}  not checked: {plain(first_line(fr.error))}"
     status = file_status(fr)
     line = (f"{status.name} {fr.file}  "
             f"{_counts(fr.count(Status.PASS), fr.count(Status.FAIL), fr.count(Status.SKIP))}  "
@@ -69,6 +76,13 @@ def _failure(result: StepResult) -> list[Text]:
     return lines
 
 
+def _error(fr: FileReport) -> list[Text]:
+    head = Text()
+    head.append("ERROR ", style=_STYLE[Status.FAIL])
+    head.append(fr.file, style="bold")
+    return [head, *(Text("  " + plain(line)) for line in (fr.error or "").splitlines())]
+
+
 def _table(report: RunReport) -> Table:
     table = Table(box=box.SIMPLE, show_footer=True, show_edge=False, pad_edge=False)
     table.add_column("", footer="")
@@ -80,13 +94,14 @@ def _table(report: RunReport) -> Table:
     for fr in report.files:
         status = file_status(fr)
         table.add_row(
-            Text(status.name, style=_STYLE[status]),
+            Text(file_label(fr), style=_STYLE[status]),
             Text(fr.file),
             str(fr.count(Status.PASS)),
             Text(str(fr.count(Status.FAIL)), style=_STYLE[Status.FAIL] if fr.count(Status.FAIL) else ""),
             str(fr.count(Status.SKIP)),
             format_duration(fr.duration),
-            Text(f"skipped: {plain(fr.skipped_reason)}" if fr.skipped_reason else ""),
+            Text(f"skipped: {plain(fr.skipped_reason)}" if fr.skipped_reason
+                 else "not checked: see above" if fr.error else ""),
         )
     return table
 
@@ -99,6 +114,11 @@ def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bo
     console = Console(file=buffer, force_terminal=color, no_color=not color,
                       color_system="standard" if color else None, width=200,
                       highlight=False, emoji=False, markup=False, legacy_windows=False)
+    for fr in report.files:
+        if fr.error:
+            for line in _error(fr):
+                console.print(line, soft_wrap=True)
+            console.print()
     failures = [r for fr in report.files for r in fr.results if r.verdict.status is Status.FAIL]
     for result in failures:
         for line in _failure(result):
@@ -110,6 +130,10 @@ def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bo
     total.append(f"{failed} failed", style=_STYLE[Status.FAIL] if failed else "")
     total.append(", ")
     total.append(f"{passed} passed", style=_STYLE[Status.PASS] if passed else "")
-    total.append(f", {skipped} skipped in {format_duration(report.duration)}")
+    total.append(f", {skipped} skipped")
+    errors = sum(1 for fr in report.files if fr.error)
+    if errors:
+        total.append(f", {errors} error{'s' if errors != 1 else ''}", style=_STYLE[Status.FAIL])
+    total.append(f" in {format_duration(report.duration)}")
     console.print(total, soft_wrap=True)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
