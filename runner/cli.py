@@ -1,4 +1,4 @@
-"""The command line: present, run, check, list and lint, with exit codes 0/1/2/3.
+"""The command line: present, run, check, list, lint and completion, with exit codes 0/1/2/3.
 
 Heavy modules are imported inside each command so that `demorun --version`
 and `demorun lint` start fast enough for editors and pre-commit hooks.
@@ -171,3 +171,13 @@ def present_cmd(file, args, speed, start_at, record, timeout, no_init) -> None:
     _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
           timeout=timeout, no_init=no_init)
 
+
+@main.command("completion")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion_cmd(shell: str) -> None:
+    """Print the completion script for SHELL, e.g. eval "$(demorun completion bash)" in ~/.bashrc."""
+    from click.shell_completion import get_completion_class
+
+    # The script calls demorun back with _DEMORUN_COMPLETE set; click answers that itself.
+    complete = get_completion_class(shell)(main, {}, "demorun", "_DEMORUN_COMPLETE")
+    click.echo(complete.source())
