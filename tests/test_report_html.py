@@ -25,7 +25,8 @@ from runner.model import (
     Verdict,
     Visibility,
 )
-from runner.report.html import OUTPUT_LINE_LIMIT, render_html, write_html
+from runner.report.html import render_html, write_html
+from runner.report.plain import OUTPUT_LINE_LIMIT
 from runner.secrets import Redactor
 
 SECRET = "Zk-55-topsecret"

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 from ..model import RunReport, Status, StepResult
 from ..secrets import redact_report
-from .plain import first_line, plain
+from .plain import clip_line, first_line, plain
 
 # An annotation is read in a narrow box; the full difference is in the log and reports.
 DETAIL_LINE_LIMIT = 30
@@ -70,7 +70,7 @@ def _message(result: StepResult) -> str:
     if len(details) > DETAIL_LINE_LIMIT:
         cut = len(details) - DETAIL_LINE_LIMIT
         details = details[:DETAIL_LINE_LIMIT] + [f"… {cut} more lines in the log"]
-    return plain("\n".join([result.verdict.message or "failed", *details]))
+    return plain("\n".join(map(clip_line, [result.verdict.message or "failed", *details])))
 
 
 def github_annotations(report: RunReport, redact: Callable[[str], str], root: str | None = None) -> list[str]:

@@ -14,12 +14,10 @@ from ..files import write_atomic
 from ..model import FileReport, Kind, RunReport, Status, Step, StepResult, Visibility
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
-from .plain import clip_lines, first_line, plain
+from .plain import clip_line, clip_output, first_line, plain
 from .summary import file_label, file_status, format_duration
 
 Redact = Callable[[str], str]
-# A page with megabytes of log is unusable; the failure text already names the difference.
-OUTPUT_LINE_LIMIT = 2000
 _COMMENT = re.compile(r"\s*<!--.*?-->\s*", re.S)
 _ENVIRONMENT = jinja2.Environment(
     loader=jinja2.PackageLoader("runner", "templates"),
@@ -99,7 +97,7 @@ def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, An
         "setup": step.visibility is Visibility.HIDE,
         "skipped_step": step.visibility is Visibility.SKIP,
         "called_from": [str(site) for site in step.called_from],
-        "expected": plain("\n".join(expected.lines)) if expected else None,
+        "expected": clip_output(plain("\n".join(expected.lines))) if expected else None,
         "expected_loc": str(expected.loc) if expected else "",
         "output": None,
         "status": "notrun",
@@ -113,12 +111,12 @@ def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, An
         view.update(
             status=verdict.status.value,
             label=verdict.status.name,
-            message=plain(verdict.message),
-            details=[(_DIFF_CLASS[diff_line_kind(d)], d) for d in map(plain, verdict.details)],
+            message=clip_line(plain(verdict.message)),
+            details=[(_DIFF_CLASS[diff_line_kind(d)], clip_line(d)) for d in map(plain, verdict.details)],
             meta=_meta(result),
         )
         if result.outcome is not None:
-            view["output"] = clip_lines(plain(result.outcome.output), OUTPUT_LINE_LIMIT)
+            view["output"] = clip_output(plain(result.outcome.output))
     return view
 
 

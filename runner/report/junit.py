@@ -8,12 +8,10 @@ from collections.abc import Callable
 from ..files import write_atomic
 from ..model import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
-from .plain import clip_lines, first_line, plain
+from .plain import clip_line, clip_output, first_line, plain
 
 # XML 1.0 cannot hold these even as character references; parsers reject the file.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# CI pages choke on megabytes of output; the failure text already names the difference.
-OUTPUT_LINE_LIMIT = 2000
 
 
 def _xml(text: str) -> str:
@@ -30,7 +28,7 @@ def case_name(result: StepResult) -> str:
 
 
 def _failure_text(result: StepResult) -> str:
-    lines = [result.verdict.message, *result.verdict.details]
+    lines = [result.verdict.message, *map(clip_line, result.verdict.details)]
     expected = result.step.expected
     if expected is not None:
         lines.append(f"expected output at {expected.loc}")
@@ -55,14 +53,14 @@ def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
     if verdict.status is Status.FAIL:
         timed_out = result.outcome is not None and result.outcome.timed_out
         failure = ET.SubElement(
-            case, "failure", message=_xml(verdict.message), type="timeout" if timed_out else "failed"
+            case, "failure", message=_xml(clip_line(verdict.message)), type="timeout" if timed_out else "failed"
         )
         failure.text = _xml(_failure_text(result))
     elif verdict.status is Status.SKIP:
         ET.SubElement(case, "skipped", message=_xml(verdict.message or fr.skipped_reason or ""))
     if result.outcome is not None and result.outcome.output:
         out = ET.SubElement(case, "system-out")
-        out.text = clip_lines(_xml(result.outcome.output), OUTPUT_LINE_LIMIT)
+        out.text = clip_output(_xml(result.outcome.output))
 
 
 def _broken_suite(root: ET.Element, fr: FileReport) -> None:

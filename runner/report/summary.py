@@ -12,7 +12,7 @@ from rich.text import Text
 from ..model import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
-from .plain import first_line, plain
+from .plain import clip_line, first_line, plain
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
 
@@ -67,9 +67,9 @@ def _failure(result: StepResult) -> list[Text]:
     head.append("  " + plain(first_line(step.text)))
     lines = [head]
     if result.verdict.message:
-        lines.append(Text("  " + plain(result.verdict.message)))
+        lines.append(Text("  " + clip_line(plain(result.verdict.message))))
     for detail in result.verdict.details:
-        detail = plain(detail)
+        detail = clip_line(plain(detail))
         lines.append(Text("    " + detail, style=_DIFF_STYLE[diff_line_kind(detail)]))
     for site in step.called_from:
         lines.append(Text(f"  called from {site}", style="dim"))
