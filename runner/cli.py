@@ -65,6 +65,9 @@ def _finish(code: int) -> None:
 
 def _call(fn, *args, **kwargs) -> None:
     """Run a command body; user errors become one line on stderr, never a traceback."""
+    from .streams import tolerate_closed_readers
+
+    tolerate_closed_readers()
     try:
         code = fn(*args, **kwargs)
     except DemorunError as exc:

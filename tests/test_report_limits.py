@@ -1,6 +1,8 @@
 """Reports stay usable: one huge output line or diff line is cut, in JUnit, HTML and the console."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 from conftest import command_step
@@ -49,3 +51,17 @@ def test_clip_bytes_never_splits_a_character_and_keeps_short_text():
 def test_clip_line_keeps_both_ends():
     assert clip_line("abc", 10) == "abc"
     assert clip_line("a" * 50 + "b" * 50, 10) == "aaaaa … 90 characters not shown … bbbbb"
+
+
+def test_a_reader_that_stops_early_costs_neither_the_exit_status_nor_the_reports(tmp_path):
+    first, second = tmp_path / "a.md", tmp_path / "b.md"
+    first.write_text("```bash\necho a\n## a\n```\n")
+    second.write_text("```bash\nsleep 0.3; echo b\n## b\n```\n")
+    junit, html = tmp_path / "j.xml", tmp_path / "r.html"
+    run = subprocess.Popen([sys.executable, "-m", "runner", "check", "--junit", str(junit), "--html", str(html),
+                            str(first), str(second)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert run.stdout.readline().startswith(b"PASS ")
+    run.stdout.close()  # as `| head -1` does, before the second file's line and the summary
+    assert run.wait(60) == 0, run.stderr.read().decode()
+    assert run.stderr.read() == b""
+    assert junit.read_text().count("<testcase") == 2 and "b.md" in html.read_text()
