@@ -36,11 +36,12 @@ def _walk(folder: str, scripts: bool) -> list[str]:
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         found += [os.path.join(root, name) for name in sorted(files)
-                  if _is_workshop(os.path.join(root, name), scripts)]
+                  if is_workshop(os.path.join(root, name), scripts)]
     return found
 
 
-def _is_workshop(path: str, scripts: bool) -> bool:
+def is_workshop(path: str, scripts: bool) -> bool:
+    """Markdown with a runnable fence, or (with `scripts`) any `.sh` file."""
     if path.endswith(".sh"):
         return scripts
     if not path.lower().endswith(".md"):

@@ -83,6 +83,11 @@ def _error(fr: FileReport) -> list[Text]:
     return [head, *(Text("  " + plain(line)) for line in (fr.error or "").splitlines())]
 
 
+def failure_text(result: StepResult) -> str:
+    """A failed command as the summary shows it, in plain text: for the pytest plugin's reports."""
+    return "\n".join(line.plain for line in _failure(result))
+
+
 def _table(report: RunReport) -> Table:
     table = Table(box=box.SIMPLE, show_footer=True, show_edge=False, pad_edge=False)
     table.add_column("", footer="")

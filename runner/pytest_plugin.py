@@ -1,0 +1,270 @@
+"""pytest plugin: `pytest --demorun DIR` checks workshops as tests, one per command, one session per file.
+
+Loaded by every pytest where demorun is installed, so it does nothing without
+`--demorun` and imports demorun's heavier modules only when it collects.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("demorun", "demorun workshops")
+    group.addoption("--demorun", action="append", default=[], metavar="PATH",
+                    help="Check the workshops in PATH (a folder's Markdown workshops, or a file; "
+                         "repeatable): one test per command, one bash session per file.")
+    group.addoption("--demorun-shard", metavar="K/N", default=None,
+                    help="Keep only the workshops of shard K of N (the split `demorun check --shard` makes).")
+    group.addoption("--demorun-timeout", metavar="D", default=None,
+                    help="Default per-command timeout, like 90s or 5m (default 10m, or the configuration's).")
+    group.addoption("--demorun-no-init", action="store_true", default=False,
+                    help="Do not read ~/.demoshrc and ~/.demoshrc.md first.")
+
+
+class _Options:
+    """The plugin's settings, checked once: bad values are usage errors before anything runs."""
+
+    def __init__(self, config: pytest.Config):
+        from .discover import parse_shard
+        from .parse.durations import parse_duration
+
+        self.roots = [os.path.abspath(p) for p in config.getoption("demorun")]
+        for root, given in zip(self.roots, config.getoption("demorun")):
+            if not os.path.exists(root):
+                raise pytest.UsageError(f"--demorun: no such file or folder: {given!r}")
+        shard = config.getoption("demorun_shard")
+        try:
+            self.shard = parse_shard(shard) if shard else None
+        except ValueError as exc:
+            raise pytest.UsageError(f"--demorun-shard: {exc}") from None
+        timeout = config.getoption("demorun_timeout")
+        try:
+            self.timeout = parse_duration(timeout) if timeout else None
+        except ValueError as exc:
+            raise pytest.UsageError(f"--demorun-timeout: {exc}") from None
+        self.no_init = config.getoption("demorun_no_init")
+        # Scripts run when named, as with `demorun check`: in a folder they are mostly helpers.
+        self.named = {os.path.abspath(str(a).split("::")[0]) for a in config.args}
+
+    def wants(self, path: Path) -> bool:
+        """Whether pytest's walk reached a workshop this run should check."""
+        from .discover import is_workshop
+
+        full = os.path.abspath(path)
+        if full in self.roots:
+            return True  # named by --demorun, as `demorun check FILE` takes any file it is given
+        if full in self.named and (full.endswith(".sh") or full.lower().endswith(".md")):
+            return any(full.startswith(r + os.sep) for r in self.roots)
+        return (any(full.startswith(r + os.sep) for r in self.roots if os.path.isdir(r))
+                and is_workshop(full, scripts=False))
+
+
+_OPTIONS = pytest.StashKey[_Options]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("demorun"):
+        return
+    config.stash[_OPTIONS] = _Options(config)
+    config.addinivalue_line("markers", "demorun: a command of a demorun workshop")
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        # No paths given: check the workshops, not the project's usual test paths.
+        config.args = list(config.getoption("demorun"))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    options = parent.config.stash.get(_OPTIONS, None)
+    if options is not None and options.wants(file_path):
+        return WorkshopFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    options = config.stash.get(_OPTIONS, None)
+    if options is None or options.shard is None:
+        return
+    from .discover import shard
+
+    files = list(dict.fromkeys(str(item.path) for item in items if isinstance(item, WorkshopItem)))
+    kept = set(shard(files, *options.shard))
+    deselected = [i for i in items if isinstance(i, WorkshopItem) and str(i.path) not in kept]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [i for i in items if not (isinstance(i, WorkshopItem) and str(i.path) not in kept)]
+
+
+class WorkshopFile(pytest.File):
+    """A workshop: its commands are the tests; its one session opens at the first and closes after the last."""
+
+    _run: _Run | None = None
+
+    def collect(self):
+        from .config import load_config
+        from .errors import DemorunError
+        from .modes.setup import load_plan
+        from .model import Kind
+
+        options = self.config.stash[_OPTIONS]
+        try:
+            self.plan = load_plan(self._display_path(), no_init=options.no_init)
+            self.demorun_config = load_config(str(self.path))
+        except DemorunError as exc:
+            # Reported as an error, as `check` does, without stopping the other workshops.
+            yield BrokenWorkshop.from_parent(self, name="workshop", message=str(exc))
+            return
+        names: set[str] = set()
+        for index, step in enumerate(self.plan.steps):
+            if step.kind is Kind.COMMAND:
+                name = _unique(_item_name(step, self.plan.file), names)
+                yield WorkshopItem.from_parent(self, name=name, index=index)
+
+    def _display_path(self) -> str:
+        """The path as `demorun check` would print it: relative to where pytest runs when below it."""
+        relative = os.path.relpath(self.path)
+        return relative if not relative.startswith("..") else str(self.path)
+
+    def run(self) -> _Run:
+        if self._run is None:
+            options = self.config.stash[_OPTIONS]
+            self._run = _Run(self.plan, self.demorun_config, timeout=options.timeout)
+            # Also at the very end: an interrupted pytest may skip teardowns, never its cleanups.
+            self.config.add_cleanup(self._run.close)
+        return self._run
+
+    def teardown(self) -> None:
+        if self._run is not None:
+            self._run.close()
+            self._run = None
+
+
+def _item_name(step, workshop: str) -> str:
+    """`line-N` for the workshop's own lines; an imported command is named by its call site and origin."""
+    if step.loc.file == workshop:
+        return f"line-{step.loc.line}"
+    site = next((s for s in step.called_from if s.file == workshop), None)
+    return f"line-{site.line if site else 0}[{os.path.basename(step.loc.file)}:{step.loc.line}]"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}[{n}]"
+    taken.add(candidate)
+    return candidate
+
+
+class _Run:
+    """One bash session working through a plan as far as the tests asked, in order."""
+
+    def __init__(self, plan, config, *, timeout: float | None):
+        from .modes.check import checking, requirement_skips
+
+        self.plan = plan
+        self.skipped = requirement_skips(plan)
+        self.position = 0
+        self.error: str | None = None
+        self._stack = ExitStack()
+        self.engine = None
+        if self.skipped is None:
+            from .errors import DemorunError
+
+            try:
+                # keep_going: a command after a failed one still runs, unless the shell ended.
+                self.engine = self._stack.enter_context(
+                    checking(plan, config, fail_fast=False, timeout=timeout))
+            except DemorunError as exc:
+                self.error = str(exc)
+
+    def result(self, index: int):
+        """The result of the command at `index`, running the commands before it that have not run."""
+        from .engine import Action
+
+        if self.skipped is not None:
+            return next(r for r in self.skipped.results if r.index == index)
+        produced = None
+        for i, step, action in self.engine.walk(self.position, index + 1):
+            if action is Action.RUN:
+                result = self.engine.execute(i, step)
+                if i == index:
+                    produced = result
+            elif action is Action.HOOK:
+                self.engine.run_hook(step)
+        self.position = max(self.position, index + 1)
+        return produced or next(r for r in reversed(self.engine.results) if r.index == index)
+
+    def redact(self, text: str) -> str:
+        return self.engine.redactor()(text) if self.engine is not None else text
+
+    def close(self) -> None:
+        self._stack.close()
+
+
+class WorkshopItem(pytest.Item):
+    """One command of a workshop; passing, failing or skipped exactly as `demorun check` judges it."""
+
+    def __init__(self, *, index: int, **kwargs):
+        super().__init__(**kwargs)
+        self.index = index
+        self.step = self.parent.plan.steps[index]
+        self.add_marker("demorun")
+
+    def runtest(self) -> None:
+        from .model import Status
+
+        run = self.parent.run()
+        if run.error is not None:
+            raise WorkshopError(run.error)
+        result = run.result(self.index)
+        if result.outcome is not None and result.outcome.output:
+            self.add_report_section("call", "output", run.redact(result.outcome.output))
+        if result.verdict.status is Status.SKIP:
+            _skip(run.redact(result.verdict.message))
+        if result.verdict.status is Status.FAIL:
+            from .report.summary import failure_text
+
+            raise WorkshopError(run.redact(failure_text(result)))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, WorkshopError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        return self.path, self.step.loc.line - 1 if self.step.loc.file == self.parent.plan.file else None, \
+            f"{self.step.loc}: {self.step.text.splitlines()[0] if self.step.text else ''}"
+
+
+def _skip(reason: str) -> None:
+    """Skip, reported at the command's line (as a skip marker is) rather than at this module's."""
+    from _pytest.outcomes import Skipped
+
+    raise Skipped(reason, allow_module_level=False, _use_item_location=True)
+
+
+class BrokenWorkshop(pytest.Item):
+    """A workshop that cannot be parsed or configured: one test in error, saying why."""
+
+    def __init__(self, *, message: str, **kwargs):
+        super().__init__(**kwargs)
+        self.message = message
+
+    def setup(self) -> None:
+        raise WorkshopError(self.message)
+
+    def runtest(self) -> None:
+        """Never reached: setup always fails."""
+
+    def repr_failure(self, excinfo, style=None):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, "workshop"
+
+
+class WorkshopError(Exception):
+    """A command did not do what the workshop says; its message is demorun check's."""
