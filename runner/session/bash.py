@@ -107,6 +107,7 @@ class Bash:
             self._pidfd = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
             self._pidfd = -1
+        self._woken = False  # set before the pipe is written, so an empty pipe is never read
         self._wake, self._waker = os.pipe()  # interrupt() from a signal handler wakes exchange()
         set_nonblocking(self._wake)
         set_nonblocking(self._waker)
@@ -151,6 +152,7 @@ class Bash:
 
     def request_interrupt(self) -> None:
         """Asks exchange() to interrupt the command: one write, so safe in a signal handler."""
+        self._woken = True
         try:
             os.write(self._waker, b"\x03")
         except OSError:
@@ -185,6 +187,10 @@ class Bash:
             pass
 
     def _drain_wake(self) -> bool:
+        """Takes a pending interrupt request; reads the pipe only when one was made."""
+        if not self._woken:
+            return False
+        self._woken = False
         try:
             return bool(os.read(self._wake, 64))
         except BlockingIOError:

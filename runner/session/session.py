@@ -42,15 +42,24 @@ _SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "
 _ALL_NAMES = " ".join(f'"${{!{c}@}}"' for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
+# A one-line command ending in one of these takes `; }` after it unchanged in meaning.
+_PLAIN_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"')]}/.-_=*%+,:@^~?")
+
+
 def _frame(text: str, interactive: bool) -> deque[bytes]:
     """The command as one group, so bash takes it as one unit; unattended, its stdin is at EOF.
 
-    Lines go one by one as bash asks for them, so after a syntax error no later line runs on
-    its own; the last line travels with the closing brace, which alone is harmless.
+    A one-line command without comments that ends in a word, quote or closing bracket goes as
+    one line, `{ cmd; }`: bash prints two markers instead of three and reads one line. Any
+    other command goes line by line as bash asks for it, so after a syntax error no later
+    line runs on its own; the last line travels with the closing brace, which alone is harmless.
     """
+    redirect = "" if interactive else " </dev/null"
+    if "\n" not in text and "#" not in text and "\r" not in text and text.rstrip()[-1:] in _PLAIN_END:
+        return deque([f"{{ {text}; }}{redirect}\n".encode("utf-8", "surrogateescape")])
     lines = text.split("\n")
     lines[0] = "{ " + lines[0]
-    lines.append("}" if interactive else "} </dev/null")
+    lines.append("}" + redirect)
     encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
     return deque(encoded[:-2] + [encoded[-2] + encoded[-1]])
 
@@ -204,7 +213,7 @@ class Session:
                 reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None)
         finally:
             self._running = False
-            if bash.alive:
+            if bash.alive and (raw or interactive):  # otherwise the modes are the baseline already
                 bash.set_tty(bash.baseline)
         duration = time.monotonic() - start
         if reply.stage is Escalation.REPLACED:

@@ -1,0 +1,104 @@
+"""The one-line framing against the framing it replaced: every workshop of demos/ and
+tests/fixtures must come out the same, command by command."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+import runner.session.session as session_module
+from runner.engine import Engine, Policy
+from runner.model import Plan, Step
+from runner.parse import parse_workshop
+from runner.session import Session
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMIT = 0.5  # seconds a command may take here; workshops that wait longer are cut short
+WORKSHOPS = sorted([*ROOT.glob("demos/*.md"), *ROOT.glob("tests/fixtures/**/*.md")])
+# Durations, clocks and process ids differ from run to run by nature.
+_VOLATILE = re.compile(r"\d[\w.:]*")
+
+
+def two_line_frame(text: str, interactive: bool) -> deque[bytes]:
+    """The framing before: every command as `{ first line`, ..., `} </dev/null`, the closing
+    brace sent only when bash asks for it."""
+    lines = text.split("\n")
+    lines[0] = "{ " + lines[0]
+    lines.append("}" if interactive else "} </dev/null")
+    encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
+    return deque(encoded[:-2] + [encoded[-2] + encoded[-1]])
+
+
+def _quick(plan: Plan) -> Plan:
+    """The plan with waits cut short, the same for both framings: retries off, time limits short."""
+    def quick(step: Step) -> Step:
+        m = step.modifiers
+        return dataclasses.replace(step, modifiers=dataclasses.replace(
+            m, retry=None, timeout=min(m.timeout or LIMIT, LIMIT),
+            stop_after=None if m.stop_after is None else min(m.stop_after, LIMIT / 2)))
+    return dataclasses.replace(plan, steps=tuple(quick(s) for s in plan.steps))
+
+
+def outcomes(path: Path, folder: Path) -> list[tuple]:
+    shutil.copytree(path.parent, folder)
+    plan = _quick(parse_workshop(str(folder / path.name), no_init=True))
+    with Session(cwd=str(folder), default_timeout=LIMIT) as session:
+        results = Engine(plan, session, policy=Policy(default_timeout=LIMIT)).run_all()
+
+    def same(text: str) -> str:
+        return _VOLATILE.sub("N", text.replace(str(folder), "WORKSHOP"))
+
+    # The output itself is judged by the verdict (the demos print volatile tables on purpose);
+    # its line count must agree as well.
+    return [(r.step.loc.line, r.verdict.status, same(r.verdict.message), r.verdict.details and len(r.verdict.details),
+             None if r.outcome is None else (r.outcome.status, r.outcome.output.count("\n"),
+                                             r.outcome.timed_out, r.outcome.recovery))
+            for r in results]
+
+
+def test_framings_agree_on_every_workshop(tmp_path, monkeypatch):
+    assert WORKSHOPS
+    compared = 0
+    for number, path in enumerate(WORKSHOPS):
+        new = outcomes(path, tmp_path / f"new{number}" / "w")
+        with monkeypatch.context() as patch:
+            patch.setattr(session_module, "_frame", two_line_frame)
+            old = outcomes(path, tmp_path / f"old{number}" / "w")
+        assert new == old, path
+        compared += len(new)
+    assert compared > 50
+
+
+def test_one_line_commands_go_as_one_line():
+    frame = session_module._frame
+    assert list(frame("echo hi", False)) == [b"{ echo hi; } </dev/null\n"]
+    assert list(frame("echo hi", True)) == [b"{ echo hi; }\n"]
+    # Comments, trailing operators and several lines keep the closing brace on its own line.
+    for text in ("echo hi # note", "sleep 1 &", "true;", "echo a \\", "a |"):
+        assert frame(text, False)[-1].endswith(b"\n} </dev/null\n"), text
+
+
+@pytest.mark.parametrize("command, output, status", [
+    ("echo 'a;b' \"c}\" ${HOME+x}", "a;b c} x\n", 0),
+    ("f() { echo in f; }; f", "in f\n", 0),
+    ("(exit 3)", "", 3),
+    ("cat", "", 0),
+    ("echo $((1+2))", "3\n", 0),
+])
+def test_one_line_framing_keeps_meaning(command, output, status):
+    with Session() as session:
+        outcome = session.run(command)
+        assert (outcome.output, outcome.status) == (output, status)
+
+
+def test_one_line_commands_that_do_not_parse_run_nothing(tmp_path):
+    from runner.errors import CommandRejected
+    with Session(cwd=str(tmp_path)) as session:
+        for text in ("touch a; }", "touch b; f() { echo", "touch c 'open", "touch d; fi"):
+            with pytest.raises(CommandRejected):
+                session.run(text)
+        assert session.run("ls; echo ok").output == "ok\n"
