@@ -58,6 +58,49 @@ def _shard(ctx, param, value):
         raise click.BadParameter(str(exc)) from None
 
 
+def _cluster_options(mode: str):
+    """--requires, --kubeconfig and isolation for run, check and present; --keep-clusters where the runner cleans up."""
+    options = [
+        click.option("--requires", multiple=True, metavar="TOOL",
+                     help="Also require TOOL on PATH (repeatable, or comma-separated); "
+                          "k3d or kind also need a container engine that answers."),
+        click.option("--kubeconfig", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
+                     help="Start the workshop's own KUBECONFIG as a copy of PATH (which is only read)."),
+    ]
+    if mode == "present":
+        options.append(click.option("--isolate", is_flag=True,
+                                    help="Give the workshop its own KUBECONFIG in a temporary folder."))
+    else:
+        options += [
+            click.option("--no-isolate", is_flag=True,
+                         help="Let the workshop use and change your KUBECONFIG (by default it gets its own)."),
+            click.option("--keep-clusters", is_flag=True,
+                         help="Keep the k3d/kind clusters the workshop created; print how to delete them."),
+        ]
+
+    def decorate(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+def _cluster(mode: str, requires: tuple[str, ...], kubeconfig: str | None, isolate: bool = False,
+             no_isolate: bool = False, keep_clusters: bool = False):
+    from .cluster import ClusterOptions
+
+    tools = tuple(dict.fromkeys(t for value in requires for t in value.replace(",", " ").split()))
+    if mode == "present":
+        return ClusterOptions(requires=tools, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
+    return ClusterOptions(requires=tools, isolate=not no_isolate, kubeconfig=kubeconfig,
+                          keep_clusters=keep_clusters)
+
+
+verbose_option = click.option("-v", "--verbose", is_flag=True,
+                              help="Print each command and stream its output as it runs.")
+
+
 def _finish(code: int) -> None:
     sys.stdout.flush()
     raise SystemExit(code)
@@ -121,12 +164,14 @@ def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
               help="Record what the audience sees as an asciinema v2 cast.")
 @timeout_option
 @no_init_option
-def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init) -> None:
+@verbose_option
+@_cluster_options("run")
+def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init, verbose, **cluster) -> None:
     """Replay workshop FILE unattended; ARGS become $1, $2... ($0 is FILE)."""
     from .modes.run import run_replay
 
     _call(run_replay, file, list(args), keep_going=keep_going, speed=speed, quiet=quiet,
-          record=record, timeout=timeout, no_init=no_init)
+          record=record, timeout=timeout, no_init=no_init, verbose=verbose, cluster=_cluster("run", **cluster))
 
 
 @main.command("check")
@@ -146,14 +191,18 @@ def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init) -> N
               help="Check only shard K of N: a stable split of the files for CI matrices.")
 @timeout_option
 @no_init_option
-def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, shard, timeout, no_init) -> None:
+@verbose_option
+@_cluster_options("check")
+def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, shard, timeout, no_init, verbose,
+              **cluster) -> None:
     """Run workshops and check every exit status and ## output against the real one."""
     if show_diff and not update:
         raise click.UsageError("--diff goes with --update")
     from .modes.check import run_check
 
     _call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html,
-          update=update, show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard)
+          update=update, show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard,
+          verbose=verbose, cluster=_cluster("check", **cluster))
 
 
 @main.command("present", context_settings={"ignore_unknown_options": True})
@@ -167,12 +216,13 @@ def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, sh
               help="Record what the audience sees as an asciinema v2 cast.")
 @timeout_option
 @no_init_option
-def present_cmd(file, args, speed, start_at, record, timeout, no_init) -> None:
+@_cluster_options("present")
+def present_cmd(file, args, speed, start_at, record, timeout, no_init, **cluster) -> None:
     """Present workshop FILE live: type commands, wait for keys (? for help)."""
     from .present.live import run_present
 
     _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
-          timeout=timeout, no_init=no_init)
+          timeout=timeout, no_init=no_init, cluster=_cluster("present", **cluster))
 
 
 @main.command("completion")

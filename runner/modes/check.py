@@ -6,18 +6,20 @@ import functools
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import click
 
+from ..cluster import ClusterGuard, ClusterOptions
 from ..config import Config, load_config
 from ..discover import find_workshops, scripts_below
 from ..discover import shard as shard_files
 from ..engine import Engine, Listener, Policy, interrupts
-from ..errors import ConfigError, ParseError
+from ..errors import ConfigError, DemorunError, ParseError
 from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
 from ..present.screen import color_wanted
+from ..report.progress import Progress
 from ..report.summary import file_progress_line, file_status, render_summary
 from ..secrets import Redactor
 from ..verify import VerifyOptions, normalise, verify_command
@@ -26,7 +28,6 @@ from .setup import (
     load_plan,
     missing_requirements,
     open_session,
-    requirement_message,
 )
 from .update import OutputEdit, apply_updates, read_fingerprints
 
@@ -42,13 +43,15 @@ class FileCheck:
 
 
 def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
-               update: bool = False) -> FileCheck:
+               update: bool = False, cluster: ClusterOptions | None = None, verbose: bool = False,
+               progress: bool = True) -> FileCheck:
     """Parse, configure and check one workshop in a session of its own.
 
     The one unit the serial loop, the parallel workers and the pytest plugin share.
     A file that cannot be parsed or configured becomes a report in error, so it
     never stops the others. With `update`, the files parsed are fingerprinted
     right away, so --update never writes over an edit made during the run.
+    `progress` shows which command runs (off in worker processes: only the main one writes).
     """
     try:
         plan = load_plan(file, no_init=no_init)
@@ -57,23 +60,27 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     except (ParseError, ConfigError) as exc:
         return FileCheck(FileReport(file, (), 0.0, error=str(exc)))
     started = time.monotonic()
-    skipped = requirement_skips(plan)
+    cluster = cluster or ClusterOptions()
+    skipped = requirement_skips(plan, cluster.requires, config)
     if skipped is not None:
         return FileCheck(skipped, config=config, fingerprints=fingerprints)
-    with checking(plan, config, fail_fast=fail_fast, timeout=timeout) as engine, \
-            interrupts(lambda: engine.session):
+    shown = Progress(verbose=verbose) if progress else None
+    # Progress ends before the cluster cleanup in `checking` starts, so their lines never mix.
+    with checking(plan, config, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
+                  listeners=[shown] if shown else []) as engine, \
+            shown or nullcontext(), interrupts(lambda: engine.session):
         results = engine.run_all()
         found = engine.redactor().secrets
     return FileCheck(FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan),
                      found, config, fingerprints)
 
 
-def requirement_skips(plan: Plan) -> FileReport | None:
-    """The report of a file whose @requires tools are missing: every command skipped, saying which."""
-    missing = missing_requirements(plan)
+def requirement_skips(plan: Plan, requires: Sequence[str] = (), config: Config | None = None) -> FileReport | None:
+    """The report of a file the machine cannot run (a tool, a container engine): every command skipped."""
+    missing = missing_requirements(plan, requires, config)
     if not missing:
         return None
-    reason = requirement_message(missing)
+    reason = missing.summary()
     skipped = tuple(StepResult(s, Verdict(Status.SKIP, reason), None, i)
                     for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND)
     return FileReport(plan.file, skipped, 0.0, reason, plan)
@@ -81,20 +88,33 @@ def requirement_skips(plan: Plan) -> FileReport | None:
 
 @contextmanager
 def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | None,
-             listeners: Sequence[Listener] = ()) -> Iterator[Engine]:
-    """An engine with check's policy on a fresh session for `plan`, closed on the way out."""
+             listeners: Sequence[Listener] = (), cluster: ClusterOptions | None = None) -> Iterator[Engine]:
+    """An engine with check's policy on a fresh session for `plan`, closed on the way out.
+
+    The session has its own KUBECONFIG, and clusters it creates are deleted after it has ended.
+    """
     limit = effective_timeout(timeout, config)
     policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
                     verify=_verify_options(config), secret_names=config.secrets)
-    with open_session(plan.file, [], config, timeout=limit) as session:
-        yield Engine(plan, session, policy=policy, listeners=listeners)
+    with ClusterGuard(plan, cluster or ClusterOptions(), config_env=config.env, announce=_announce) as guard, \
+            open_session(plan.file, [], config, timeout=limit, extra_env=guard.env) as session:
+        guard.attach(session)
+        yield Engine(plan, session, policy=policy, listeners=[*listeners, *guard.listeners])
 
 
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
               update: bool, show_diff: bool, timeout: float | None, no_init: bool,
-              jobs: int = 1, shard: tuple[int, int] | None = None) -> int:
+              jobs: int = 1, shard: tuple[int, int] | None = None,
+              cluster: ClusterOptions | None = None, verbose: bool = False) -> int:
     """Check every workshop under `paths` (in `jobs` processes, or shard K of N); see the README for exit codes."""
     from ..files import check_writable
+
+    cluster = cluster or ClusterOptions()
+    if verbose and jobs > 1:
+        raise DemorunError("-v streams one command at a time; it does not go with -j")
+    if jobs > 1:
+        # A cluster appearing while several files run may be any one's: only named ones are claimed.
+        cluster = dataclasses.replace(cluster, unnamed=False)
 
     for artefact in (junit, html):
         if artefact:
@@ -112,7 +132,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     checks: list[FileCheck] = []
     secrets: set[str] = set()
     with closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
-                         update=update)) as results:
+                         update=update, cluster=cluster, verbose=verbose, progress=jobs <= 1)) as results:
         for check in results:
             checks.append(check)
             secrets |= check.secrets
@@ -157,6 +177,10 @@ def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
 
 def _check_one(file: str, *, options: dict) -> FileCheck:
     return check_file(file, **options)
+
+
+def _announce(message: str) -> None:
+    click.echo(f"demorun: {message}", err=True)
 
 
 def _verify_options(config: Config) -> VerifyOptions:

@@ -4,18 +4,21 @@ from __future__ import annotations
 import shutil
 import time
 
+import click
+
+from ..cluster import ClusterGuard, ClusterOptions
 from ..config import load_config
 from ..engine import Engine, Listener, Policy, interrupts
 from ..errors import MissingRequirement
 from ..model import Kind, SourceLoc, Status, Step, StepResult, Visibility
 from ..present.screen import GREEN, Screen
+from ..report.progress import Progress
 from ..secrets import Redactor
 from .setup import (
     effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
-    requirement_message,
 )
 
 HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
@@ -80,13 +83,14 @@ class ReplayListener(Listener):
 
 
 def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | None, quiet: bool,
-               record: str | None, timeout: float | None, no_init: bool) -> int:
+               record: str | None, timeout: float | None, no_init: bool,
+               cluster: ClusterOptions = ClusterOptions(), verbose: bool = False) -> int:
     """Replay FILE; 0 when every command succeeded, 1 otherwise, N after `exit N`."""
     plan = load_plan(file, no_init=no_init)
     config = load_config(file)
-    missing = missing_requirements(plan)
+    missing = missing_requirements(plan, cluster.requires, config)
     if missing:
-        raise MissingRequirement(f"{file}: not run: {requirement_message(missing)}")
+        raise MissingRequirement(f"{file}: not run: {missing.message()}")
 
     recorder = None
     if record:
@@ -100,9 +104,14 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     started = time.monotonic()
     redact = Redactor()
     limit = effective_timeout(timeout, config)
+    # Progress for what the replay does not show; the status line goes before anyone prints a failure.
+    progress = Progress(verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW)
     try:
-        with open_session(file, args, config, timeout=limit) as session, interrupts(lambda: session):
-            engine = Engine(plan, session, listeners=[listener], policy=Policy(
+        with ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
+                open_session(file, args, config, timeout=limit, extra_env=guard.env) as session, \
+                interrupts(lambda: session):
+            guard.attach(session)
+            engine = Engine(plan, session, listeners=[progress, listener, *guard.listeners], policy=Policy(
                 check_output=False, keep_going=keep_going, run_hooks=True,
                 default_timeout=limit, secret_names=config.secrets))
             results = engine.run_all()
@@ -127,3 +136,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     if not quiet:
         screen.line(f"{ran} commands ran, all succeeded ({elapsed:.1f}s)", GREEN)
     return 0
+
+
+def _announce(message: str) -> None:
+    click.echo(f"demorun: {message}", err=True)

@@ -1,13 +1,15 @@
 """Setting up a workshop for any mode: plan, configuration, requirements and session."""
 from __future__ import annotations
 
-import shutil
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..cluster import Shortfall, preflight
 from ..config import Config
 from ..engine.timeouts import effective_timeout as _effective
 from ..errors import ParseError
-from ..model import Plan, Requirement
+from ..model import Plan
 from ..session import Session
 
 
@@ -22,14 +24,9 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
     return plan
 
 
-def missing_requirements(plan: Plan) -> list[Requirement]:
-    """@requires tools that are not on PATH."""
-    return [req for req in plan.requires if shutil.which(req.tool) is None]
-
-
-def requirement_message(missing: list[Requirement]) -> str:
-    tools = ", ".join(sorted({req.tool for req in missing}))
-    return f"missing tool{'s' if len(missing) > 1 else ''} {tools} (@requires at {missing[0].loc})"
+def missing_requirements(plan: Plan, extra: Sequence[str] = (), config: Config | None = None) -> Shortfall | None:
+    """What @requires and --requires ask for that this machine lacks: tools, a running container engine."""
+    return preflight(plan, extra, {**os.environ, **(config.env if config else {})})
 
 
 def effective_timeout(cli_timeout: float | None, config: Config) -> float:
@@ -38,11 +35,14 @@ def effective_timeout(cli_timeout: float | None, config: Config) -> float:
 
 
 def open_session(file: str, args: list[str], config: Config, *, timeout: float,
-                 cols: int = 80, rows: int = 24, unattended: bool = True) -> Session:
+                 cols: int = 80, rows: int = 24, unattended: bool = True,
+                 extra_env: Mapping[str, str] | None = None) -> Session:
     """One bash for the workshop, started in the workshop's own folder so relative paths work.
 
     A live show keeps the presenter's pagers; unattended runs turn them off.
+    `extra_env` is what the run adds on top of the configuration (an isolated KUBECONFIG).
     """
-    return Session(cwd=str(Path(file).resolve().parent), env=config.env, argv0=file,
+    env = {**config.env, **(extra_env or {})}
+    return Session(cwd=str(Path(file).resolve().parent), env=env, argv0=file,
                    args=args, cols=cols, rows=rows, default_timeout=timeout, unattended=unattended)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 
+from ..cluster import ClusterGuard, ClusterOptions
 from ..config import load_config
 from ..engine import Action, Engine, Listener, Policy, interrupts
 from ..engine.walk import may_run
@@ -22,7 +23,6 @@ from ..modes.setup import (
     load_plan,
     missing_requirements,
     open_session,
-    requirement_message,
 )
 from ..secrets import Redactor
 from ..verify.diff import diff_line_kind
@@ -492,15 +492,16 @@ def _restore_terminal(screen: Screen) -> None:
 
 
 def run_present(file: str, args: list[str], *, speed: float | None, start_at: str | None,
-                record: str | None, timeout: float | None, no_init: bool) -> int:
+                record: str | None, timeout: float | None, no_init: bool,
+                cluster: ClusterOptions = ClusterOptions(isolate=False, cleanup=False)) -> int:
     """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted."""
     if speed is not None and speed <= 0:
         raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
     plan = load_plan(file, no_init=no_init)
     config = load_config(file)
-    missing = missing_requirements(plan)
+    missing = missing_requirements(plan, cluster.requires, config)
     if missing:
-        raise MissingRequirement(f"{file}: not presented: {requirement_message(missing)}")
+        raise MissingRequirement(f"{file}: not presented: {missing.message()}")
     start = find_section(plan, start_at).index if start_at else 0
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise DemorunError(f"{file}: present needs a terminal; use `demorun run {file}` to replay it unattended")
@@ -516,9 +517,10 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     listener = LiveListener(screen)
     redact = Redactor()
     try:
-        with _ending_signals(), Keyboard(sys.stdin.fileno()) as keys, \
-                open_session(file, args, config, timeout=default_timeout,
-                             cols=size.columns, rows=size.lines, unattended=False) as session:
+        with ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice) as guard, \
+                _ending_signals(), Keyboard(sys.stdin.fileno()) as keys, \
+                open_session(file, args, config, timeout=default_timeout, cols=size.columns, rows=size.lines,
+                             unattended=False, extra_env=guard.env) as session:
             engine = Engine(plan, session, listeners=[listener], policy=Policy(
                 check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
                 secret_names=config.secrets))

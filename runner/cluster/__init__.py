@@ -1,0 +1,5 @@
+"""Workshops on real clusters: preflight, kubeconfig isolation and cleanup of what they create."""
+from .guard import ClusterGuard, ClusterOptions
+from .preflight import Shortfall, preflight
+
+__all__ = ["ClusterGuard", "ClusterOptions", "Shortfall", "preflight"]

@@ -1,0 +1,99 @@
+"""One context manager per workshop run: kubeconfig isolation outside, cluster cleanup at the end.
+
+Drivers enter it before the session and leave it after, so it runs in their
+`finally` after success, failure, a timeout, Ctrl-C, SIGTERM or SIGHUP alike.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..engine import Listener
+from ..model import Plan
+from .cleanup import ClusterTracker, deferred_signals
+from .kubeconfig import IsolatedKubeconfig
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """The command line's say on clusters; defaults are those of `run` and `check`."""
+
+    requires: tuple[str, ...] = ()  # --requires: tools needed beyond the file's @requires
+    isolate: bool = True  # a private KUBECONFIG (--no-isolate; present: --isolate)
+    kubeconfig: str | None = None  # --kubeconfig: seed the private one from this file (only read)
+    cleanup: bool = True  # delete the clusters the run created (run and check)
+    keep_clusters: bool = False  # --keep-clusters: leave them, say how to delete them
+    unnamed: bool = True  # also delete new clusters no command named (off while other processes run workshops)
+
+
+class ClusterGuard:
+    """Gives the session its environment and a listener, and cleans up when left."""
+
+    def __init__(self, plan: Plan, options: ClusterOptions, *, config_env: Mapping[str, str],
+                 announce: Callable[[str], None]):
+        self.plan = plan
+        self.options = options
+        self.config_env = dict(config_env)
+        self.announce = announce
+        self.kube: IsolatedKubeconfig | None = None
+        self.tracker: ClusterTracker | None = None
+        self.env: dict[str, str] = {}  # what the session must have on top of the configuration's
+
+    def __enter__(self) -> ClusterGuard:
+        options = self.options
+        if "KUBECONFIG" not in self.config_env:  # a project that names its kubeconfig has chosen
+            if options.isolate:
+                self.kube = IsolatedKubeconfig(options.kubeconfig).__enter__()
+                self.env["KUBECONFIG"] = self.kube.path
+            elif options.kubeconfig:
+                self.env["KUBECONFIG"] = os.path.abspath(os.path.expanduser(options.kubeconfig))
+        if options.cleanup:
+            session_env = {**os.environ, **self.config_env, **self.env}
+            self.tracker = ClusterTracker(self.plan, session_env, self.announce, keep=options.keep_clusters,
+                                          unnamed=options.unnamed, required=frozenset(r.tool for r in self.plan.requires)
+                                          | frozenset(options.requires))
+            try:
+                self.tracker.start()
+            except BaseException:
+                self._close_kube()
+                raise
+        return self
+
+    @property
+    def listeners(self) -> list[Listener]:
+        return [self.tracker] if self.tracker else []
+
+    def attach(self, session) -> None:
+        if self.tracker:
+            self.tracker.attach(session)
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        with deferred_signals(self.announce) as caught:
+            try:
+                if self.tracker:
+                    self.tracker.finish(_ending(exc))
+                    kept = self.tracker.kept_message(self.kube.path if self.kube else None)
+                    if kept:
+                        if self.kube:
+                            self.kube.keep = True
+                        for line in kept.splitlines():
+                            self.announce(line)
+            finally:
+                self._close_kube()
+        if caught and exc is None:
+            os.kill(os.getpid(), caught[0])  # asked for while cleaning up: end the run as asked
+
+    def _close_kube(self) -> None:
+        if self.kube:
+            self.kube.__exit__(None, None, None)
+
+
+def _ending(exc: BaseException | None) -> str | None:
+    """How the run ended, when it did not end by itself: said beside the clusters being deleted."""
+    if exc is None:
+        return None
+    if isinstance(exc, KeyboardInterrupt):
+        return "after Ctrl-C"
+    said = str(exc)
+    return f"after the run was {said}" if said else f"after {type(exc).__name__}"

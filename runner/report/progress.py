@@ -1,0 +1,165 @@
+"""Live progress for runs nobody watches command by command: `check` and `run --quiet`.
+
+Cluster workshops spend minutes in `k3d cluster create` or `kubectl wait`;
+without a sign of life such a run looks hung. On a terminal a status line
+says which command runs and for how long; in a CI log (no terminal) a line
+every 30 s says the same; with `-v` each command and its output stream as
+they come instead.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import BinaryIO, TextIO
+
+from ..engine import Listener
+from ..model import SourceLoc, Step, StepResult
+from .summary import format_duration
+
+CI_INTERVAL = 30.0  # seconds between two "still running" lines in a log
+SHOW_AFTER = 1.0  # a status line for quick commands would only flicker
+TICK = 0.1  # how often the status line is redrawn
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CLEAR_LINE = "\r\x1b[2K"
+
+
+def one_line(text: str) -> str:
+    """A command's text on one line: its lines joined, runs of blanks collapsed."""
+    return " ".join(text.replace("\\\n", " ").split())
+
+
+class Progress(Listener):
+    """Tells which command is running and for how long, or streams it with `verbose`."""
+
+    def __init__(self, *, err: TextIO | None = None, out: BinaryIO | None = None, verbose: bool = False,
+                 terminal: bool | None = None, follow: Callable[[Step], bool] = lambda step: True,
+                 interval: float = CI_INTERVAL):
+        self.err = err if err is not None else sys.stderr
+        self.out = out if out is not None else sys.stdout.buffer
+        self.verbose = verbose
+        self.terminal = _is_terminal(self.err) if terminal is None else terminal
+        self.follow = follow  # steps someone already sees (run's SHOW sections) need no status
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._current: tuple[Step, float] | None = None
+        self._drawn = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._at_line_start = True
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()  # an abort skips on_step_done: the status line must not outlive the run
+
+    def on_step_start(self, index: int, step: Step) -> None:
+        if not self.follow(step):
+            return
+        self._end()
+        if self.verbose:
+            self._write_out(f"$ {step.text.rstrip()}\n".encode("utf-8", "replace"))
+            self._write_out(f"  [{step.loc}]\n".encode())
+            return
+        with self._lock:
+            self._current = (step, time.monotonic())
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._tick, name="demorun-progress", daemon=True)
+        self._thread.start()
+
+    def on_output(self, step: Step, chunk: bytes) -> None:
+        if self.verbose and self.follow(step):
+            self._write_out(chunk)
+
+    def on_step_done(self, result: StepResult) -> None:
+        self._end()
+        if self.verbose and self.follow(result.step) and not self._at_line_start:
+            self._write_out(b"\n")
+
+    def on_notice(self, loc: SourceLoc, message: str) -> None:
+        """Someone else is about to print: take the status line away first."""
+        with self._lock:
+            self._clear()
+
+    def close(self) -> None:
+        self._end()
+
+    def _end(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        with self._lock:
+            self._current = None
+            self._clear()
+
+    def _tick(self) -> None:
+        reported = 0  # "still running" lines printed for this command
+        frame = 0
+        while not self._stop.wait(TICK if self.terminal else min(self.interval, 1.0)):
+            with self._lock:
+                if self._current is None:
+                    return
+                step, started = self._current
+                elapsed = time.monotonic() - started
+                if self.terminal:
+                    if elapsed >= SHOW_AFTER:
+                        self._draw(f"{SPINNER[frame % len(SPINNER)]} {format_duration(elapsed)}  "
+                                   f"{step.loc}  {one_line(step.text)}")
+                        frame += 1
+                elif elapsed >= self.interval * (reported + 1):
+                    reported = int(elapsed // self.interval)
+                    self._print(f"still running {step.loc} after {format_duration(elapsed)}: "
+                                f"{_shorten(one_line(step.text), 100)}")
+
+    def _draw(self, text: str) -> None:
+        width = _width(self.err)
+        self._emit(CLEAR_LINE + _shorten(text, width - 1))
+        self._drawn = True
+
+    def _clear(self) -> None:
+        if self._drawn:
+            self._emit(CLEAR_LINE)
+            self._drawn = False
+
+    def _print(self, line: str) -> None:
+        self._emit(line + "\n")
+
+    def _emit(self, text: str) -> None:
+        try:
+            self.err.write(text)
+            self.err.flush()
+        except (OSError, ValueError):
+            pass  # a closed or broken stream must not end the run
+
+    def _write_out(self, data: bytes) -> None:
+        if not data:
+            return
+        try:
+            self.out.write(data)
+            self.out.flush()
+        except (OSError, ValueError):
+            return
+        self._at_line_start = data.endswith(b"\n")
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+def _width(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return shutil.get_terminal_size((80, 24)).columns
