@@ -1,6 +1,7 @@
 """Shared fixtures: writing workshops and invoking the command line."""
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -51,3 +52,46 @@ def command_step(file: str, line: int, text: str, expected: tuple[str, ...] = ()
     """A one-line COMMAND step as the parser makes it, its `##` block (if any) right under it."""
     block = Expectation(expected, SourceLoc(file, line + 1), line + len(expected)) if expected else None
     return Step(Kind.COMMAND, SourceLoc(file, line), text, Visibility.SHOW, end_line=line, expected=block)
+
+
+STANDINS = Path(__file__).resolve().parent / "fixtures" / "cluster"
+
+
+@pytest.fixture
+def standins(tmp_path, monkeypatch):
+    """Stand-in k3d, kind, kubectl and docker (tests/fixtures/cluster/standin-*) first on PATH.
+
+    They keep their clusters as files in a temporary state folder, and HOME is
+    a temporary folder holding a ~/.kube/config, so nothing real is touched.
+    """
+    from types import SimpleNamespace
+
+    from runner.cluster import preflight
+
+    bin_dir, state, home = tmp_path / "standin-bin", tmp_path / "standin-state", tmp_path / "home"
+    for folder in (bin_dir, state, home / ".kube"):
+        folder.mkdir(parents=True)
+    for tool in ("k3d", "kind", "kubectl", "docker"):
+        (bin_dir / tool).symlink_to(STANDINS / f"standin-{tool}")
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("STANDIN_STATE", str(state))
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("KUBECONFIG", "DOCKER_HOST", "DOCKER_CONTEXT", "KIND_CLUSTER_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    preflight._ask_engine.cache_clear()  # the engine's answer is kept per process; each test has its own
+
+    def clusters(tool: str = "k3d") -> list[str]:
+        return sorted(p.name for p in (state / tool).glob("*"))
+
+    def existing(tool: str, *names: str) -> None:
+        (state / tool).mkdir(exist_ok=True)
+        for name in names:
+            (state / tool / name).touch()
+
+    def copy(name: str) -> str:
+        """A fixture workshop copied beside the test's files: its commands may write next to it."""
+        target = tmp_path / name
+        target.write_bytes((STANDINS / name).read_bytes())
+        return str(target)
+
+    return SimpleNamespace(bin=bin_dir, state=state, home=home, clusters=clusters, existing=existing, copy=copy)

@@ -1,5 +1,5 @@
 """Workshops on real clusters: preflight, kubeconfig isolation and cleanup of what they create."""
 from .guard import ClusterGuard, ClusterOptions
-from .preflight import Shortfall, preflight
+from .preflight import Shortfall, shortfall
 
-__all__ = ["ClusterGuard", "ClusterOptions", "Shortfall", "preflight"]
+__all__ = ["ClusterGuard", "ClusterOptions", "Shortfall", "shortfall"]

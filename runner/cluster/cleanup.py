@@ -62,6 +62,7 @@ class ClusterTracker(Listener):
 
     def __init__(self, plan: Plan, env: Mapping[str, str], announce: Callable[[str], None], *,
                  keep: bool = False, required: frozenset[str] = frozenset()):
+        self.file = plan.file
         self.env = dict(env)
         self.announce = announce
         self.keep = keep
@@ -174,7 +175,7 @@ class ClusterTracker(Listener):
     def _delete(self, provider: Provider, names: list[str], ending: str | None) -> None:
         kind = f"{provider.tool} cluster{'s' if len(names) > 1 else ''}"
         why = f" ({ending})" if ending else ""
-        self.announce(f"deleting {kind} {', '.join(names)} created by this run{why}...")
+        self.announce(f"deleting {kind} {', '.join(names)} created by {self.file}{why}...")
         started = time.monotonic()
         problem = None
         try:
@@ -200,7 +201,7 @@ class ClusterTracker(Listener):
         """What --keep-clusters left running, and how to reach and delete it."""
         if not self.kept:
             return None
-        lines = [f"kept {tool} cluster{'s' if len(names) > 1 else ''} {', '.join(names)} (--keep-clusters); "
+        lines = [f"kept {tool} cluster{'s' if len(names) > 1 else ''} {', '.join(names)} created by {self.file}; "
                  f"delete with: {_delete_command(_provider(tool), names)}" for tool, names in self.kept]
         if kubeconfig:
             lines.append(f"their kubeconfig: export KUBECONFIG={shlex.quote(kubeconfig)}")

@@ -96,4 +96,7 @@ def _ending(exc: BaseException | None) -> str | None:
     if isinstance(exc, KeyboardInterrupt):
         return "after Ctrl-C"
     said = str(exc)
-    return f"after the run was {said}" if said else f"after {type(exc).__name__}"
+    return _SIGNALLED.get(said) or (f"after the run ended: {said}" if said else f"after {type(exc).__name__}")
+
+
+_SIGNALLED = {"interrupted": "after Ctrl-C", "terminated": "after SIGTERM", "hung up": "after SIGHUP"}

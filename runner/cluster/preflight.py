@@ -78,7 +78,7 @@ def required_tools(plan: Plan, extra: Sequence[str] = ()) -> dict[str, SourceLoc
     return tools
 
 
-def preflight(plan: Plan, extra: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Shortfall | None:
+def shortfall(plan: Plan, extra: Sequence[str] = (), env: Mapping[str, str] | None = None) -> Shortfall | None:
     """What is missing for `plan` on this machine, or None when it can run."""
     env = os.environ if env is None else env
     path = env.get("PATH", os.defpath)

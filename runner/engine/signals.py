@@ -15,7 +15,7 @@ def interrupts(session_ref: Callable[[], Session | None]) -> Iterator[None]:
     """The one place SIGINT and SIGTERM are handled during unattended runs.
 
     The first Ctrl-C interrupts the running command; a second one before it
-    finishes, or SIGTERM, aborts the whole run (cleanup happens in `finally`).
+    finishes, SIGTERM or SIGHUP, aborts the whole run (cleanup happens in `finally`).
     """
     state = {"pending": 0.0}
 
@@ -30,10 +30,15 @@ def interrupts(session_ref: Callable[[], Session | None]) -> Iterator[None]:
     def on_term(signum, frame):
         raise Aborted("terminated")
 
+    def on_hup(signum, frame):
+        raise Aborted("hung up")  # the terminal went away: clean up as for SIGTERM
+
     old_int = signal.signal(signal.SIGINT, on_int)
     old_term = signal.signal(signal.SIGTERM, on_term)
+    old_hup = signal.signal(signal.SIGHUP, on_hup)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, old_int)
         signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGHUP, old_hup)

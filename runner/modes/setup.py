@@ -5,7 +5,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..cluster import Shortfall, preflight
+from ..cluster import Shortfall, shortfall
 from ..config import Config
 from ..engine.timeouts import effective_timeout as _effective
 from ..errors import ParseError
@@ -26,7 +26,7 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
 
 def missing_requirements(plan: Plan, extra: Sequence[str] = (), config: Config | None = None) -> Shortfall | None:
     """What @requires and --requires ask for that this machine lacks: tools, a running container engine."""
-    return preflight(plan, extra, {**os.environ, **(config.env if config else {})})
+    return shortfall(plan, extra, {**os.environ, **(config.env if config else {})})
 
 
 def effective_timeout(cli_timeout: float | None, config: Config) -> float:

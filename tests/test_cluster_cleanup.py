@@ -1,0 +1,139 @@
+"""Cleanup and kubeconfig isolation, with stand-in k3d, kind and kubectl (tests/fixtures/cluster/standin-*).
+
+The stand-ins keep clusters as files, so each test can see what the runner
+created, deleted and left alone, and whether ~/.kube/config was touched.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+USER_KUBECONFIG = b"apiVersion: v1\nkind: Config\ncurrent-context: prod\ncontexts:\n- name: prod\n"
+
+
+@pytest.mark.parametrize("mode", ["run", "check"])
+def test_a_cluster_the_workshop_creates_is_deleted_after_success(demorun, standins, mode):
+    result = demorun(mode, standins.copy("creates.md"))
+    assert result.exit_code == 0, result.output
+    assert standins.clusters() == []
+    assert "deleted k3d cluster demo-a in " in result.output
+
+
+@pytest.mark.parametrize("mode", ["run", "check"])
+def test_a_cluster_is_deleted_after_a_failure(demorun, standins, mode):
+    result = demorun(mode, standins.copy("fails.md"))
+    assert result.exit_code == 1, result.output
+    assert standins.clusters() == []
+    assert "deleted k3d cluster demo-a" in result.output
+
+
+def test_a_cluster_is_deleted_after_a_timeout(demorun, standins):
+    result = demorun("check", standins.copy("times-out.md"))
+    assert result.exit_code == 1 and "timed out" in result.output, result.output
+    assert standins.clusters() == []
+
+
+def test_a_cluster_that_existed_before_is_never_deleted(demorun, standins):
+    standins.existing("k3d", "keep-me")
+    result = demorun("run", standins.copy("existing.md"))
+    assert result.exit_code == 0, result.output
+    assert standins.clusters() == ["keep-me"]  # recreated by the workshop, still not the runner's to delete
+    assert "deleted k3d cluster demo-a" in result.output and "keep-me" not in result.output
+
+
+def test_a_cluster_found_only_by_listing_is_deleted(demorun, standins):
+    result = demorun("run", standins.copy("unnamed.md"))
+    assert result.exit_code == 0, result.output
+    assert standins.clusters() == [] and "deleted k3d cluster demo-42" in result.output
+
+
+def test_kind_clusters_named_by_config_and_by_default_are_deleted(demorun, standins):
+    standins.existing("kind", "older")
+    result = demorun("run", standins.copy("kind.md"))
+    assert result.exit_code == 0, result.output
+    assert standins.clusters("kind") == ["older"]
+    assert "deleted kind clusters from-config, kind" in result.output
+
+
+def test_keep_clusters_keeps_them_and_says_how_to_delete_them(demorun, standins):
+    result = demorun("run", "--keep-clusters", standins.copy("creates.md"))
+    assert result.exit_code == 0, result.output
+    assert standins.clusters() == ["demo-a"]
+    assert "delete with: k3d cluster delete demo-a" in result.output
+    kubeconfig = result.output.split("export KUBECONFIG=")[1].split()[0]
+    assert "k3d-demo-a" in Path(kubeconfig).read_text()  # the kept cluster stays reachable
+    Path(kubeconfig).unlink()
+    Path(kubeconfig).parent.rmdir()
+
+
+def test_the_users_kubeconfig_is_byte_identical_after_a_run(demorun, standins):
+    user = standins.home / ".kube" / "config"
+    user.write_bytes(USER_KUBECONFIG)
+    result = demorun("run", standins.copy("creates.md"))
+    assert result.exit_code == 0, result.output
+    assert user.read_bytes() == USER_KUBECONFIG
+    # The test can fail: without isolation the stand-in k3d writes its context there.
+    result = demorun("run", "--no-isolate", standins.copy("creates.md"))
+    assert result.exit_code == 0, result.output
+    assert b"k3d-demo-a" in user.read_bytes()
+
+
+def test_a_seed_kubeconfig_is_read_and_never_written(demorun, standins, tmp_path, workshop):
+    seed = tmp_path / "seed-config"
+    seed.write_bytes(USER_KUBECONFIG.replace(b"current-context: prod", b"current-context: staging"))
+    before = seed.read_bytes()
+    file = workshop("""
+        ```bash
+        kubectl config current-context
+        ## staging
+        k3d cluster create demo-a
+        kubectl config current-context
+        ## k3d-demo-a
+        ```
+    """, name="seeded.md")
+    result = demorun("check", "--kubeconfig", str(seed), file)
+    assert result.exit_code == 0, result.output
+    assert seed.read_bytes() == before and standins.clusters() == []
+
+
+def test_no_isolated_folder_is_left_behind(demorun, standins, monkeypatch, tmp_path):
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert demorun("check", standins.copy("creates.md")).exit_code == 0
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_a_workshop_that_never_mentions_a_cluster_tool_never_lists_clusters(demorun, standins, workshop):
+    assert demorun("check", workshop("```bash\necho hi\n## hi\n```\n")).exit_code == 0
+    assert not (standins.state / "calls").exists()
+
+
+@pytest.mark.parametrize("sig, times", [(signal.SIGINT, 2), (signal.SIGTERM, 1), (signal.SIGHUP, 1)],
+                         ids=["ctrl-c-twice", "sigterm", "sighup"])
+def test_a_cluster_is_deleted_when_the_run_is_stopped_by_a_signal(standins, sig, times):
+    process = subprocess.Popen([sys.executable, "-m", "runner", "run", standins.copy("waits.md")],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)  # as a terminal would: signals go to its group
+    try:
+        deadline = time.monotonic() + 20
+        while not (standins.state / "waiting").exists():
+            assert time.monotonic() < deadline and process.poll() is None, "the workshop never got going"
+            time.sleep(0.05)
+        assert standins.clusters() == ["demo-a"]
+        for _ in range(times):
+            os.killpg(process.pid, sig)
+            time.sleep(0.2)
+        output, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode != 0
+    assert standins.clusters() == [], output
+    assert "deleted k3d cluster demo-a" in output

@@ -1,0 +1,82 @@
+"""Live progress for check and run --quiet (runner/report/progress.py), and -v streaming."""
+from __future__ import annotations
+
+import io
+import re
+import time
+
+from conftest import command_step
+
+from runner.model import Status, StepResult, Verdict
+from runner.report.progress import Progress, one_line
+
+STEP = command_step("w.md", 7, "k3d cluster create demo \\\n    --wait")
+
+
+def _run(progress: Progress, seconds: float) -> None:
+    progress.on_step_start(0, STEP)
+    time.sleep(seconds)
+    progress.on_step_done(StepResult(STEP, Verdict(Status.PASS), None, 0))
+
+
+def test_a_log_gets_a_still_running_line_per_interval_and_nothing_for_quick_commands():
+    err = io.StringIO()
+    with Progress(err=err, out=io.BytesIO(), terminal=False, interval=0.3) as progress:
+        _run(progress, 0.1)
+        assert err.getvalue() == ""
+        _run(progress, 0.75)
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("still running w.md:7 after 0.") and lines[0].endswith(
+        ": k3d cluster create demo --wait")
+
+
+def test_a_terminal_gets_a_status_line_that_is_gone_when_the_command_ends(monkeypatch):
+    monkeypatch.setattr("runner.report.progress.SHOW_AFTER", 0.0)
+    err = io.StringIO()
+    with Progress(err=err, out=io.BytesIO(), terminal=True) as progress:
+        _run(progress, 0.35)
+    shown = err.getvalue()
+    assert re.search(r"0\.[1-3]s  w\.md:7  k3d cluster create demo --wait", shown), shown
+    assert shown.endswith("\r\x1b[2K")  # cleared: the next line starts clean
+    assert "\n" not in shown
+
+
+def test_an_abort_between_start_and_done_still_clears_the_line(monkeypatch):
+    monkeypatch.setattr("runner.report.progress.SHOW_AFTER", 0.0)
+    err = io.StringIO()
+    with Progress(err=err, out=io.BytesIO(), terminal=True) as progress:
+        progress.on_step_start(0, STEP)
+        time.sleep(0.25)
+    drawn = len(err.getvalue())
+    time.sleep(0.25)
+    assert len(err.getvalue()) == drawn and err.getvalue().endswith("\r\x1b[2K")
+
+
+def test_steps_someone_already_sees_get_no_status():
+    err = io.StringIO()
+    with Progress(err=err, out=io.BytesIO(), terminal=False, interval=0.1,
+                  follow=lambda step: False) as progress:
+        _run(progress, 0.35)
+    assert err.getvalue() == ""
+
+
+def test_verbose_prints_each_command_and_streams_its_output():
+    out = io.BytesIO()
+    with Progress(err=io.StringIO(), out=out, verbose=True) as progress:
+        progress.on_step_start(0, STEP)
+        progress.on_output(STEP, b"INFO creating")
+        progress.on_step_done(StepResult(STEP, Verdict(Status.PASS), None, 0))
+    assert out.getvalue().decode() == "$ k3d cluster create demo \\\n    --wait\n  [w.md:7]\nINFO creating\n"
+
+
+def test_one_line_joins_continuations_and_blanks():
+    assert one_line("a \\\n   b\n\tc") == "a b c"
+
+
+def test_check_v_streams_output_through_the_cli(demorun, workshop):
+    file = workshop("```bash\necho streamed-output\n## streamed-output\n```\n")
+    result = demorun("check", "-v", file)
+    assert result.exit_code == 0
+    assert "$ echo streamed-output\n" in result.output and "\nstreamed-output\n" in result.output
+    assert "streamed-output" not in demorun("check", file).output
