@@ -137,3 +137,14 @@ def test_a_cluster_is_deleted_when_the_run_is_stopped_by_a_signal(standins, sig,
     assert process.returncode != 0
     assert standins.clusters() == [], output
     assert "deleted k3d cluster demo-a" in output
+
+
+def test_parallel_check_deletes_named_clusters_in_workers_and_the_rest_at_the_end(standins):
+    standins.existing("k3d", "keep-me")
+    # A real process: workers write to the real stderr, which CliRunner does not capture.
+    done = subprocess.run([sys.executable, "-m", "runner", "check", "-j", "2", standins.copy("creates.md"),
+                           standins.copy("unnamed.md")], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert standins.clusters() == ["keep-me"]
+    assert "deleting k3d cluster demo-a created by " in done.stderr  # named by its command: its worker
+    assert "deleting k3d cluster demo-42 created by this check" in done.stderr  # after every worker ended

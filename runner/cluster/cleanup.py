@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..engine import Listener
 from ..errors import DemorunError
-from ..model import Plan, Step, StepResult
+from ..model import Step, StepResult
 from .names import created_clusters
 
 LIST_TIMEOUT = 60.0  # listing asks the container engine; a healthy one answers in a second
@@ -60,14 +60,16 @@ _ACTIVE_LOCK = threading.Lock()
 class ClusterTracker(Listener):
     """Listens to a run for clusters it creates; `finish` deletes those still there."""
 
-    def __init__(self, plan: Plan, env: Mapping[str, str], announce: Callable[[str], None], *,
-                 keep: bool = False, required: frozenset[str] = frozenset()):
-        self.file = plan.file
+    def __init__(self, commands: str, origin: str, env: Mapping[str, str], announce: Callable[[str], None], *,
+                 keep: bool = False, unnamed: bool = True, required: frozenset[str] = frozenset()):
+        """`commands`: the text of every command that may run; `origin`: who created what is found."""
+        self.origin = origin
+        self.unnamed = unnamed  # also new clusters that no command named
         self.env = dict(env)
         self.announce = announce
         self.keep = keep
         path = self.env.get("PATH", os.defpath)
-        text = "\n".join(step.text for step in plan.commands)
+        text = commands
         # Only tools the workshop names: listing asks the container engine, which costs time.
         self.providers = [p for p in PROVIDERS
                           if (p.tool in required or _MENTION[p.tool].search(text))
@@ -175,7 +177,7 @@ class ClusterTracker(Listener):
     def _delete(self, provider: Provider, names: list[str], ending: str | None) -> None:
         kind = f"{provider.tool} cluster{'s' if len(names) > 1 else ''}"
         why = f" ({ending})" if ending else ""
-        self.announce(f"deleting {kind} {', '.join(names)} created by {self.file}{why}...")
+        self.announce(f"deleting {kind} {', '.join(names)} created by {self.origin}{why}...")
         started = time.monotonic()
         problem = None
         try:
@@ -201,7 +203,7 @@ class ClusterTracker(Listener):
         """What --keep-clusters left running, and how to reach and delete it."""
         if not self.kept:
             return None
-        lines = [f"kept {tool} cluster{'s' if len(names) > 1 else ''} {', '.join(names)} created by {self.file}; "
+        lines = [f"kept {tool} cluster{'s' if len(names) > 1 else ''} {', '.join(names)} created by {self.origin}; "
                  f"delete with: {_delete_command(_provider(tool), names)}" for tool, names in self.kept]
         if kubeconfig:
             lines.append(f"their kubeconfig: export KUBECONFIG={shlex.quote(kubeconfig)}")

@@ -6,7 +6,8 @@ Drivers enter it before the session and leave it after, so it runs in their
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..engine import Listener
@@ -50,9 +51,10 @@ class ClusterGuard:
                 self.env["KUBECONFIG"] = os.path.abspath(os.path.expanduser(options.kubeconfig))
         if options.cleanup:
             session_env = {**os.environ, **self.config_env, **self.env}
-            self.tracker = ClusterTracker(self.plan, session_env, self.announce, keep=options.keep_clusters,
-                                          unnamed=options.unnamed, required=frozenset(r.tool for r in self.plan.requires)
-                                          | frozenset(options.requires))
+            commands = "\n".join(step.text for step in self.plan.commands)
+            required = frozenset(r.tool for r in self.plan.requires) | frozenset(options.requires)
+            self.tracker = ClusterTracker(commands, self.plan.file, session_env, self.announce,
+                                          keep=options.keep_clusters, unnamed=options.unnamed, required=required)
             try:
                 self.tracker.start()
             except BaseException:
@@ -71,14 +73,9 @@ class ClusterGuard:
     def __exit__(self, exc_type, exc, tb) -> None:
         with deferred_signals(self.announce) as caught:
             try:
-                if self.tracker:
-                    self.tracker.finish(_ending(exc))
-                    kept = self.tracker.kept_message(self.kube.path if self.kube else None)
-                    if kept:
-                        if self.kube:
-                            self.kube.keep = True
-                        for line in kept.splitlines():
-                            self.announce(line)
+                if self.tracker and _finish(self.tracker, exc, self.announce,
+                                            self.kube.path if self.kube else None) and self.kube:
+                    self.kube.keep = True
             finally:
                 self._close_kube()
         if caught and exc is None:
@@ -87,6 +84,42 @@ class ClusterGuard:
     def _close_kube(self) -> None:
         if self.kube:
             self.kube.__exit__(None, None, None)
+
+
+@contextmanager
+def parallel_sweep(options: ClusterOptions, announce: Callable[[str], None]) -> Iterator[None]:
+    """For `check -j`: workers delete the clusters their commands named, this what else appeared.
+
+    A worker cannot tell whose an unnamed new cluster is while other files
+    run; once every worker has finished, whatever is new is this check's.
+    """
+    if not options.cleanup:
+        yield
+        return
+    tracker = ClusterTracker("", "this check", os.environ, announce, keep=options.keep_clusters,
+                             required=frozenset({"k3d", "kind"}))
+    tracker.start()
+    exc: BaseException | None = None
+    try:
+        yield
+    except BaseException as raised:
+        exc = raised
+        raise
+    finally:
+        with deferred_signals(announce) as caught:
+            _finish(tracker, exc, announce, None)
+        if caught and exc is None:
+            os.kill(os.getpid(), caught[0])
+
+
+def _finish(tracker: ClusterTracker, exc: BaseException | None, announce: Callable[[str], None],
+            kubeconfig: str | None) -> bool:
+    """Delete or keep what the run created; True when clusters were kept."""
+    tracker.finish(_ending(exc))
+    kept = tracker.kept_message(kubeconfig)
+    for line in (kept or "").splitlines():
+        announce(line)
+    return bool(kept)
 
 
 def _ending(exc: BaseException | None) -> str | None:

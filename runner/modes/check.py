@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..cluster import ClusterGuard, ClusterOptions
+from ..cluster import ClusterGuard, ClusterOptions, parallel_sweep
 from ..config import Config, load_config
 from ..discover import find_workshops, scripts_below
 from ..discover import shard as shard_files
@@ -131,8 +131,9 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     started = time.monotonic()
     checks: list[FileCheck] = []
     secrets: set[str] = set()
-    with closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
-                         update=update, cluster=cluster, verbose=verbose, progress=jobs <= 1)) as results:
+    sweep = parallel_sweep(cluster, _announce) if jobs > 1 else nullcontext()
+    with sweep, closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
+                                update=update, cluster=cluster, verbose=verbose, progress=jobs <= 1)) as results:
         for check in results:
             checks.append(check)
             secrets |= check.secrets
