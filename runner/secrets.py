@@ -1,16 +1,28 @@
-"""Secret values kept out of every artefact: found by variable name, shown as ***."""
+"""Secret values kept out of every artefact: found by variable name, shown as ***.
+
+Values are read from the session, not from the command text, so a secret set
+without its name on the command line (`export $(cat creds.env)`, `source`, a
+function) is found too; when to read is decided once per plan (SecretTracker),
+so a command that cannot change variables costs nothing. Masking sees through
+terminal escapes (a token `grep --color` split in two is still one secret),
+and output shown as text is masked again after the escapes are stripped.
+"""
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol
 
-from .model import FileReport, Plan, RunReport, Step, StepResult
+from .model import FileReport, Kind, Plan, RunReport, Step, StepResult
+from .verify.normalise import normalise
 
 SECRET_NAME_PARTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY")
 MASK = "***"
-# Shorter values are too common ("1", "yes", "dev") to mask without hiding real output.
+# Shorter values are too common ("1", "yes", "dev") to mask without hiding real output (README.md).
 MIN_SECRET_LENGTH = 4
+# What a terminal draws nothing for: CSI (colours), OSC (titles, links), and two-byte escapes.
+_ESCAPE = r"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~])"
 
 
 def is_secret_name(name: str, extra_names: Iterable[str] = ()) -> bool:
@@ -42,21 +54,33 @@ class Redactor:
     """Replaces every occurrence of any secret with ***, trying the longest secret first.
 
     Longest first, so that a secret containing another is masked whole rather
-    than leaving its tail visible.
+    than leaving its tail visible. In text with terminal escapes, a secret with
+    escapes between its characters (`grep --color` marking a match inside it)
+    is masked whole, escapes included.
     """
 
-    __slots__ = ("secrets", "_pattern")
+    __slots__ = ("_ordered", "_pattern", "_through_escapes", "secrets")
 
     def __init__(self, secrets: Iterable[str] = ()):
         found = {v for s in secrets for v in _variants(s) if len(v) >= MIN_SECRET_LENGTH}
         self.secrets = frozenset(found)
-        ordered = sorted(found, key=lambda s: (-len(s), s))
-        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._ordered = sorted(found, key=lambda s: (-len(s), s))
+        self._pattern = re.compile("|".join(map(re.escape, self._ordered))) if self._ordered else None
+        self._through_escapes: re.Pattern[str] | None = None  # built when first needed
+
+    def _pattern_for(self, text: str) -> re.Pattern[str] | None:
+        if self._pattern is None or ("\x1b" not in text and "\x9b" not in text):
+            return self._pattern
+        if self._through_escapes is None:
+            self._through_escapes = re.compile("|".join(
+                f"{_ESCAPE}*".join(map(re.escape, secret)) for secret in self._ordered))
+        return self._through_escapes
 
     def __call__(self, text: str) -> str:
-        if self._pattern is None or not text:
+        if not text:
             return text
-        return self._pattern.sub(MASK, text)
+        pattern = self._pattern_for(text)
+        return text if pattern is None else pattern.sub(MASK, text)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -66,9 +90,92 @@ class Redactor:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where secrets occur in text, in order and without overlap, as (start, end)."""
-        if self._pattern is None:
-            return []
-        return [m.span() for m in self._pattern.finditer(text)]
+        pattern = self._pattern_for(text)
+        return [] if pattern is None else [m.span() for m in pattern.finditer(text)]
+
+
+def masked_as_shown(output: str, redact: Callable[[str], str]) -> str:
+    """Terminal output as a reader saw it (escapes gone, overwrites applied), secrets masked.
+
+    Masked before the terminal is replayed, so an overwrite cannot leave half a
+    secret, and again after, so one that only the replay puts together is caught.
+    """
+    return redact("\n".join(normalise(redact(output))))
+
+
+class _Variables(Protocol):
+    alive: bool
+
+    def variables(self) -> dict[str, str]: ...
+
+    def functions(self) -> list[str]: ...
+
+
+# Builtins through which a command can set or drop variables whose names it does not spell out.
+_SETS_VARIABLES = re.compile(
+    r"(?<![\w.$/-])(?:source|eval|read|export|declare|typeset|local|readonly|mapfile|readarray|unset"
+    r"|exit|logout|exec)(?![\w.-])|(?<![\w.$/-])printf\s+-v|(?:^|[\s;&|({])\.\s")
+# Builtins after which the values are gone: read them before such a command runs.
+_DROPS_VARIABLES = re.compile(r"(?<![\w.$/-])(?:unset|exit|logout|exec)(?![\w.-])")
+_FUNCTION_DEFINITION = re.compile(
+    r"(?:^|[\s;&|({])(?:function\s+([^\s(){};&|]+)|([A-Za-z_][\w:.-]*)\s*\(\s*\))")
+_WORD = re.compile(r"[^\s;&|(){}<>`$'\"]+")
+
+
+class SecretTracker:
+    """The secret values a session has held, read whenever a command may have changed them.
+
+    Decided once per plan: a command is followed by a read if it names a secret,
+    uses a builtin that sets variables by indirection (`export $(cat f)`,
+    `source`, `read`, `eval`, `declare`...) or calls a function (defined in the
+    workshop, or found in the shell after a read); it is preceded by one if it
+    can drop variables (`unset`, `exit`, `exec`), and the first command is preceded
+    by one for what the environment brought. Reading costs one round trip to bash.
+    """
+
+    def __init__(self, steps: Sequence[Step], extra_names: Sequence[str] = ()):
+        self._extra = tuple(extra_names)
+        names = tuple(part for part in (*SECRET_NAME_PARTS, *(n.upper() for n in extra_names)) if part)
+        commands = {i: s.text for i, s in enumerate(steps) if s.kind is Kind.COMMAND}
+        self._after = frozenset(i for i, text in commands.items()
+                                if any(n in text.upper() for n in names) or _SETS_VARIABLES.search(text))
+        self._before = frozenset(i for i, text in commands.items() if _DROPS_VARIABLES.search(text))
+        self._words = {i: frozenset(_WORD.findall(text)) for i, text in commands.items()
+                       if i not in self._after}
+        self._functions = frozenset(a or b for text in commands.values()
+                                    for a, b in _FUNCTION_DEFINITION.findall(text))
+        self._values: frozenset[str] = frozenset()
+        self._redactor = Redactor()
+        self._started = False
+
+    def _calls_function(self, index: int) -> bool:
+        return bool(self._functions) and not self._functions.isdisjoint(self._words.get(index, ()))
+
+    def before(self, index: int, session: _Variables) -> None:
+        """Called before command `index` runs."""
+        if not self._started or index in self._before or self._calls_function(index):
+            self.read(session)
+
+    def after(self, index: int, session: _Variables) -> None:
+        """Called after command `index` ran, while the shell is alive."""
+        if index in self._after or self._calls_function(index):
+            self.read(session)
+
+    def read(self, session: _Variables) -> None:
+        """Add the values the session's secret-named variables hold now, and learn its functions."""
+        if not session.alive:
+            return
+        self._started = True
+        found = secret_values(session.variables(), self._extra)
+        if not found <= self._values:
+            self._values |= found
+            self._redactor = Redactor(self._values)
+        self._functions |= frozenset(session.functions())
+
+    @property
+    def redactor(self) -> Redactor:
+        """Masks every secret value seen so far."""
+        return self._redactor
 
 
 def _redact_step(step: Step, redact: Callable[[str], str]) -> Step:
@@ -92,7 +199,7 @@ def redact_result(result: StepResult, redact: Callable[[str], str]) -> StepResul
     )
     outcome = result.outcome
     if outcome is not None:
-        outcome = dataclasses.replace(outcome, output=redact(outcome.output))
+        outcome = dataclasses.replace(outcome, output=masked_as_shown(outcome.output, redact))
     return dataclasses.replace(
         result, step=_redact_step(result.step, redact), verdict=verdict, outcome=outcome
     )

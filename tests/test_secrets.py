@@ -2,7 +2,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import shutil
+from pathlib import Path
 
+import pytest
+from conftest import command_step
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,7 +27,7 @@ from runner.model import (
     Verdict,
     Visibility,
 )
-from runner.secrets import MASK, Redactor, redact_report, secret_values
+from runner.secrets import MASK, Redactor, SecretTracker, masked_as_shown, redact_report, secret_values
 
 
 def test_secret_values_by_name_part_in_any_case():
@@ -125,3 +130,139 @@ def test_redact_report_reaches_every_text_field():
     assert result.verdict.status is Status.FAIL
     assert dataclasses.replace(result.outcome, output="") == dataclasses.replace(
         report.files[0].results[0].outcome, output="")
+
+
+# Every way a secret arrives, read back from every artefact.
+
+FIXTURE = Path(__file__).parent / "fixtures" / "secrets"
+ENV_SECRET = "env-deploy-token-4321"
+ARRIVED = {
+    "ghp-split-1234EFGH5678": "set by name, printed split by grep --color",
+    ENV_SECRET: "from the environment, then unset",
+    "vault-by-alias-2468": "an alias, then unset",
+    "pw-from-a-file-9876": "export $(cat creds.env)",
+    "set-by-a-function-5555": "a function from a sourced file",
+}
+
+
+def _leaks(text: str) -> list[str]:
+    """The secrets (or their first or last 8 characters) that text shows."""
+    return [how for secret, how in ARRIVED.items()
+            if secret in text or secret[:8] in text or secret[-8:] in text]
+
+
+@pytest.fixture
+def secret_workshop(tmp_path) -> Path:
+    shutil.copytree(FIXTURE, tmp_path / "w")
+    return tmp_path / "w" / "workshop.md"
+
+
+def test_no_secret_reaches_the_console_junit_or_html(demorun, secret_workshop, tmp_path):
+    junit, html = tmp_path / "r.xml", tmp_path / "r.html"
+    result = demorun("check", "--junit", str(junit), "--html", str(html), str(secret_workshop),
+                     env={"CI_DEPLOY_TOKEN": ENV_SECRET, "GITHUB_ACTIONS": "true"})
+    assert result.exit_code == 1
+    assert "::error" in result.output and "key=***" in result.output
+    for artefact in (result.output, junit.read_text(), html.read_text()):
+        assert _leaks(artefact) == []
+        assert artefact.count("***") >= 4
+
+
+def test_no_secret_reaches_an_updated_file_or_its_diff(demorun, secret_workshop):
+    env = {"CI_DEPLOY_TOKEN": ENV_SECRET}
+    diff = demorun("check", "--update", "--diff", str(secret_workshop), env=env)
+    assert "+## key=***" in diff.output and "+## SERVICE_PASSWORD=***" in diff.output
+    assert _leaks(diff.output) == []
+    demorun("check", "--update", str(secret_workshop), env=env)
+    updated = secret_workshop.read_text()
+    assert "## CI_DEPLOY_TOKEN=***" in updated and "## DB_SECRET=***" in updated
+    assert "## VAULT_TOKEN=***" in updated
+    # Only where the workshop itself sets it, as it did before.
+    assert _leaks(updated.replace("export API_TOKEN=ghp-split-1234EFGH5678", "")) == []
+
+
+def test_no_secret_reaches_a_recording(demorun, secret_workshop, tmp_path):
+    cast = tmp_path / "w.cast"
+    demorun("run", "--record", str(cast), str(secret_workshop), env={"CI_DEPLOY_TOKEN": ENV_SECRET})
+    recorded = "".join(json.loads(line)[2] for line in cast.read_text().splitlines()[1:])
+    assert "SERVICE_PASSWORD=***" in recorded and "key=***" in recorded
+    assert _leaks(recorded) == []
+
+
+# When the session's variables are read: decided once per plan.
+
+class _Shell:
+    alive = True
+
+    def __init__(self, functions: list[str] | None = None):
+        self.reads = 0
+        self._functions = functions or []
+
+    def variables(self) -> dict[str, str]:
+        self.reads += 1
+        return {}
+
+    def functions(self) -> list[str]:
+        return self._functions
+
+
+def _reads_around(command: str, *, earlier: str = "true", functions: list[str] | None = None) -> tuple[bool, bool]:
+    """(read before, read after) `command`, run after `earlier`."""
+    shell = _Shell(functions)
+    tracker = SecretTracker([command_step("w.md", 1, earlier), command_step("w.md", 2, command)])
+    tracker.before(0, shell)
+    tracker.after(0, shell)
+    start = shell.reads
+    tracker.before(1, shell)
+    middle = shell.reads
+    tracker.after(1, shell)
+    return middle > start, shell.reads > middle
+
+
+@pytest.mark.parametrize("command, before, after", [
+    ("echo hi; ls -la", False, False),
+    ("cat README.md ./.env", False, False),
+    ("echo $GITHUB_TOKEN", False, True),
+    ("export $(cat creds.env)", False, True),
+    ("set -a; source ./env.sh; set +a", False, True),
+    (". ./env.sh", False, True),
+    ('eval "$(vault login -format=env)"', False, True),
+    ("read -r answer", False, True),
+    ('declare -gx "$name=$value"', False, True),
+    ('printf -v "$name" %s "$value"', False, True),
+    ("mapfile -t lines < list.txt", False, True),
+    ("unset CI_VARIABLE", True, True),
+    ("exit 3", True, True),
+    ("exec bash --login", True, True),
+])
+def test_variables_are_read_around_commands_that_may_change_them(command, before, after):
+    assert _reads_around(command) == (before, after)
+
+
+def test_the_environment_is_read_before_the_first_command():
+    shell = _Shell()
+    tracker = SecretTracker([command_step("w.md", 1, "echo hi"), command_step("w.md", 2, "echo again")])
+    tracker.before(0, shell)
+    tracker.after(0, shell)
+    tracker.before(1, shell)
+    assert shell.reads == 1
+
+
+def test_calls_of_functions_defined_in_the_workshop_or_the_shell_are_read_around():
+    assert _reads_around("login --quick", earlier="login() { eval \"$(cat f)\"; }") == (True, True)
+    assert _reads_around("connect", earlier="true", functions=["connect"]) == (True, True)
+    assert _reads_around("connected", earlier="true", functions=["connect"]) == (False, False)
+
+
+def test_redactor_masks_a_secret_split_by_escapes_along_with_them():
+    redact = Redactor(["ghp-1234EFGH5678"])
+    coloured = "key=ghp-1234\x1b[01;31m\x1b[KEFGH\x1b[m\x1b[K5678 \x1b]0;title\x07ghp-\x1b[1m1234EFGH5678"
+    assert redact(coloured) == f"key={MASK} \x1b]0;title\x07{MASK}"
+    assert [coloured[s:e][-4:] for s, e in redact.spans(coloured)] == ["5678", "5678"]
+
+
+def test_masked_as_shown_catches_a_secret_only_the_terminal_puts_together():
+    redact = Redactor(["tok-abcd-9999"])
+    assert redact("tok-abcd-0000\b\b\b\b9999") == "tok-abcd-0000\b\b\b\b9999"
+    assert masked_as_shown("id: tok-abcd-0000\b\b\b\b9999\r\n", redact) == f"id: {MASK}"
+    assert masked_as_shown("tok-abcd-\x1b[32m9999\x1b[0m\r\n", redact) == MASK

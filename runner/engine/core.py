@@ -7,7 +7,6 @@ never starts a bash of its own: the session and the syntax check are given.
 from __future__ import annotations
 
 import dataclasses
-import re
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -24,7 +23,7 @@ from ..model import (
     StepResult,
     Verdict,
 )
-from ..secrets import SECRET_NAME_PARTS, Redactor, secret_values
+from ..secrets import Redactor, SecretTracker
 from ..session import Session
 from ..verify import VerifyOptions, verify_command
 from . import timeouts
@@ -65,14 +64,12 @@ class Engine:
         self.listener: Listener = listeners[0] if len(listeners) == 1 else Broadcast(listeners)
         self.syntax = syntax
         self.rejected = self._syntax_errors()
-        # Decided once per plan, not per command.
-        self._secret_steps = frozenset(i for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND
-                                       and _may_set_secrets(s.text, policy.secret_names))
+        # When to read secret values is decided once per plan, not per command.
+        self.secrets = SecretTracker(plan.steps, policy.secret_names)
         self._judged: dict[int, Step] = {} if policy.check_output else {
             i: dataclasses.replace(s, expected=None) for i, s in enumerate(plan.steps)
             if s.kind is Kind.COMMAND and s.expected is not None}
         self._missing_warned: set[str] = set()
-        self._secrets: frozenset[str] = frozenset()  # seen so far: the shell may exit before the end
         self.results: list[StepResult] = []  # every command's result, skipped ones included, in order
         self.stopped_by: str | None = None  # why the commands still to come will not run
         self.exit_step: Step | None = None  # the command after which bash exited
@@ -153,6 +150,7 @@ class Engine:
         self.listener.on_step_start(index, step)
         judged = self._judged.get(index, step)
         limits = timeouts.resolve(step.modifiers, self.policy.default_timeout)
+        self.secrets.before(index, self.session)
         retry_deadline = limits.retry_deadline(time.monotonic())
         while True:
             try:
@@ -182,8 +180,7 @@ class Engine:
             self.exit_step = step
             self.stopped_by = f"not run: the shell exited at {step.loc}"
         else:
-            if index in self._secret_steps:
-                self.redactor()
+            self.secrets.after(index, self.session)
             if verdict.status is Status.FAIL and not self.policy.keep_going:
                 self.stopped_by = f"not run: stopped after the failure at {step.loc}"
         return self._record(StepResult(step, verdict, outcome, index))
@@ -209,9 +206,8 @@ class Engine:
 
     def redactor(self) -> Redactor:
         """Masks the values of the session's secret variables, now and as seen before."""
-        if self.session.alive:
-            self._secrets |= secret_values(self.session.variables(), self.policy.secret_names)
-        return Redactor(self._secrets)
+        self.secrets.read(self.session)
+        return self.secrets.redactor
 
     def _exists(self, step: Step) -> bool:
         """Unknown `@name` directives usually come from a presenter's init file: warn once."""
@@ -221,13 +217,3 @@ class Engine:
             self._missing_warned.add(name)
             self.listener.on_notice(step.loc, f"@{name}: not a macro, hook or command here; ignored")
         return found
-
-
-def _may_set_secrets(command: str, extra_names: Sequence[str]) -> bool:
-    """Whether a command may have set a secret, so its value is read before the shell can exit."""
-    upper = command.upper()
-    return (any(part in upper for part in (*SECRET_NAME_PARTS, *extra_names))
-            or bool(_SOURCING.search(command)))
-
-
-_SOURCING = re.compile(r"(?:^|[;&|(\s])(?:source|\.|eval|read)\s")

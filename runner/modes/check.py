@@ -21,7 +21,7 @@ from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdi
 from ..present.screen import color_wanted
 from ..report.progress import Progress
 from ..report.summary import file_progress_line, file_status, render_summary
-from ..secrets import Redactor
+from ..secrets import Redactor, masked_as_shown
 from ..verify import VerifyOptions, normalise, verify_command
 from .setup import (
     effective_timeout,
@@ -217,7 +217,7 @@ def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redac
                 edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
                 fixed.add((result.step.loc.file, result.step.loc.line))
     apply_updates({file: list(by_line.values()) for file, by_line in edits.items()}, fingerprints,
-                  show_diff=show_diff, echo=lambda text: click.echo(text, nl=False))
+                  show_diff=show_diff, echo=lambda text: click.echo(redact(text), nl=False))
     return set() if show_diff else fixed
 
 
@@ -233,5 +233,5 @@ def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> O
             return None
     elif result.verdict.passed:  # its status is fine (above), so only the output can have failed
         return None
-    return OutputEdit(step.end_line or step.loc.line, step.expected, redact(outcome.output),
+    return OutputEdit(step.end_line or step.loc.line, step.expected, masked_as_shown(outcome.output, redact),
                       mode=step.modifiers.expect, masks=step.modifiers.masks)

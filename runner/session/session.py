@@ -298,6 +298,10 @@ class Session:
         fields = self._ready().query(body, QUERY_TIMEOUT).split("\0")
         return dict(zip(fields[0:-1:2], fields[1::2]))
 
+    def functions(self) -> list[str]:
+        """The names of the shell functions defined now (a workshop's, or a sourced file's)."""
+        return self._ready().query("compgen -A function || :", QUERY_TIMEOUT).split()
+
     def expand(self, text: str) -> str:
         """text with $VAR, ${VAR}, $1 and the like filled in from the session; nothing in it is run."""
         found = [m.group(1) or m.group(2) for m in _REFERENCE.finditer(text) if m.group(0) != "\\$"]
