@@ -27,7 +27,14 @@ from runner.model import (
     Verdict,
     Visibility,
 )
-from runner.secrets import MASK, Redactor, SecretTracker, masked_as_shown, redact_report, secret_values
+from runner.secrets import (
+    MASK,
+    Redactor,
+    SecretTracker,
+    masked_as_shown,
+    redact_report,
+    secret_values,
+)
 
 
 def test_secret_values_by_name_part_in_any_case():
