@@ -195,7 +195,10 @@ def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init, verb
 @_cluster_options("check")
 def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, shard, timeout, no_init, verbose,
               **cluster) -> None:
-    """Run workshops and check every exit status and ## output against the real one."""
+    """Run workshops and check every exit status and ## output against the real one.
+
+    A folder gives its Markdown workshops; a .sh workshop is checked when named.
+    """
     if show_diff and not update:
         raise click.UsageError("--diff goes with --update")
     from .modes.check import run_check

@@ -175,3 +175,22 @@ def test_one_interrupt_stops_the_running_commands_and_the_check_goes_on(tmp_path
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 1, out + err  # the interrupted sleeps fail; the next commands pass
     assert out.count("1 passed, 1 failed") == 2
+
+
+def test_update_in_parallel_writes_each_file_as_a_serial_run_would(demorun, workshop):
+    stale = "```bash\necho now\n## then\n```\n"
+    files = [workshop(stale, f"w{i}.md") for i in range(3)]
+    result = demorun("check", "-j", "2", "--update", *files)
+    assert result.exit_code == 0, result.output
+    assert all(Path(f).read_text() == "```bash\necho now\n## now\n```\n" for f in files)
+
+
+def test_a_worker_that_dies_is_an_error_for_its_file_only(demorun, workshop):
+    files = [workshop("```bash\ntrue\n```\n", "a.md"),
+             workshop("```bash\nkill -9 $PPID\n```\n", "b.md"),  # bash's parent is the worker
+             workshop("```bash\ntrue\n```\n", "c.md"),
+             workshop("```bash\ntrue\n```\n", "d.md")]
+    result = demorun("check", "-j", "2", *files)
+    assert result.exit_code == 2, result.output
+    assert re.search(r"^ERROR .*b\.md +not checked: .*b\.md: its worker process ended unexpectedly", result.output, re.M)
+    assert len(re.findall(r"^PASS .*1 passed", result.output, re.M)) == 3  # a, c and d, after b

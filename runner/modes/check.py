@@ -171,7 +171,7 @@ def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
     from .parallel import ordered_map
 
     def lost(file: str, why: str) -> FileCheck:
-        return FileCheck(FileReport(file, (), 0.0, error=f"{file}: not checked: {why}"))
+        return FileCheck(FileReport(file, (), 0.0, error=f"{file}: {why}"))
 
     return ordered_map(functools.partial(_check_one, options=options), files, jobs, lost)
 

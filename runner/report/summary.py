@@ -46,7 +46,8 @@ def _counts(passed: int, failed: int, skipped: int) -> str:
 def file_progress_line(fr: FileReport) -> str:
     """One line as each file finishes, e.g. 'PASS demos/a.md  3 passed, 0 failed, 0 skipped  (1.2s)'."""
     if fr.error:
-        return f"ERROR {fr.file}  not checked: {plain(first_line(fr.error))}"
+        lines = fr.error.splitlines() or [""]
+        return f"ERROR {fr.file}  not checked: {plain(lines[0])}{' …' if len(lines) > 1 else ''}"
     status = file_status(fr)
     line = (f"{status.name} {fr.file}  "
             f"{_counts(fr.count(Status.PASS), fr.count(Status.FAIL), fr.count(Status.SKIP))}  "
