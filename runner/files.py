@@ -13,7 +13,7 @@ import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from .errors import DemorunError
 
@@ -121,17 +121,22 @@ def _write_locked(path: str, produce: Callable[[str], bytes | None]) -> bool:
         if data is None:
             return False
         try:
-            mode = os.stat(target).st_mode & 0o7777
+            st = os.stat(target)
             _refuse_read_only(target)
         except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        _replace(path, target, temp, data, mode)
+            st = None
+        _replace(path, target, temp, data, st)
         return True
 
 
-def _replace(path: str, target: str, temp: str, data: bytes, mode: int) -> None:
+def _replace(path: str, target: str, temp: str, data: bytes, old: os.stat_result | None) -> None:
+    """The new file takes the old one's mode and, where we may, its owner; a new one the umask's mode."""
+    if old is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    else:
+        mode = old.st_mode & 0o7777
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -141,6 +146,9 @@ def _replace(path: str, target: str, temp: str, data: bytes, mode: int) -> None:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
+        if old is not None and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+            with suppress(PermissionError):
+                os.chown(temp, old.st_uid, old.st_gid)  # root updating someone's workshop
         os.chmod(temp, mode)
         os.replace(temp, target)
     except BaseException as exc:

@@ -109,3 +109,14 @@ def test_unwritable_place_is_a_clear_error(tmp_path):
     with pytest.raises(DemorunError, match="cannot write"):
         write_junit(_report(), str(tmp_path), Redactor())
     assert os.listdir(tmp_path) == []
+
+
+def test_a_read_only_report_is_refused_before_the_run_and_never_replaced(demorun, workshop, tmp_path):
+    report = tmp_path / "junit.xml"
+    report.write_text("kept")
+    report.chmod(0o444)
+    result = demorun("check", "--junit", str(report), workshop("```bash\ntouch ran\n```\n"))
+    assert result.exit_code == 2 and "read-only" in result.output
+    assert report.read_text() == "kept" and not (tmp_path / "ran").exists()
+    with pytest.raises(DemorunError, match="read-only"):
+        write_junit(_report(), str(report), Redactor())

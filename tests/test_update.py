@@ -404,7 +404,7 @@ def _edits(commands, outputs) -> list[OutputEdit]:
     return [OutputEdit(s.end_line, s.expected, out) for s, out in zip(ran, outputs)]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(_workshops())
 def test_update_changes_only_hash_lines_and_twice_is_once(case):
     text, outputs = case
@@ -418,3 +418,23 @@ def test_update_changes_only_hash_lines_and_twice_is_once(case):
                                          and kept_after.rstrip("\r\n") == kept_before)
     assert [s.text for s in commands_after] == [s.text for s in commands]
     assert updated_text(updated, _edits(commands_after, outputs)) == updated
+
+
+def test_ownership_and_mode_survive_an_update_by_root(tmp_path):
+    if os.getuid() != 0:
+        pytest.skip("only root can give a file away")
+    path = tmp_path / "w.md"
+    path.write_text("old")
+    os.chown(path, 1234, 5678)
+    path.chmod(0o640)
+    write_atomic(str(path), "new")
+    st = path.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (1234, 5678, 0o640)
+
+
+def test_a_workshop_that_is_not_a_regular_file_is_not_updated(demorun, tmp_path):
+    source = "```bash\necho new\n## old\n```\n"
+    result = subprocess.run(["bash", "-c", f"{sys.executable} -m runner check --update <(printf %s {source!r})"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "not a regular file" in result.stdout + result.stderr

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ..errors import DemorunError, WorkshopChanged
+from ..errors import DemorunError, ParseError, WorkshopChanged
 from ..files import rewrite
 from ..model import Expectation
 from ..verify import compare_output, normalise
@@ -179,14 +181,19 @@ def fingerprint(data: bytes) -> str:
 
 
 def read_fingerprints(files: Iterable[str]) -> dict[str, str]:
-    """Each file's fingerprint now: taken right after parsing, compared again before writing."""
+    """Each file's fingerprint now: taken right after parsing, compared again before writing.
+
+    Only regular files can be updated: a pipe or a device would not read the same twice.
+    """
     found: dict[str, str] = {}
     for file in files:
         try:
+            if not stat.S_ISREG(os.stat(file).st_mode):
+                raise ParseError(f"cannot update {file!r}: not a regular file")
             with open(file, "rb") as f:
                 found[file] = fingerprint(f.read())
         except OSError as exc:
-            raise DemorunError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+            raise ParseError(f"cannot read {file!r}: {exc.strerror or exc}") from None
     return found
 
 
