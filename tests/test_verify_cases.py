@@ -15,7 +15,7 @@ def load_case(path: Path) -> dict:
     """Header lines `key: value`, then `--- expected`, `--- actual` and `--- verdict` sections."""
     case: dict = {"mode": "auto", "masks": [], "sections": {}}
     section = None
-    for line in path.read_text(encoding="utf-8").split("\n"):
+    for line in path.read_bytes().decode("utf-8").split("\n"):  # carriage returns stay, as a terminal sent them
         if line in ("--- expected", "--- actual", "--- verdict"):
             section = line[4:]
             case["sections"][section] = []

@@ -7,6 +7,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from runner.verify import compare_output, normalise
+from runner.verify.normalise import _line
+from runner.verify.volatile import Canon
 
 SAFE = "bcdfghjklmnpqrstvwxz2456789"
 HASH = "456789bcdf"
@@ -87,3 +89,32 @@ def test_a_changed_status_ready_count_or_name_prefix_is_never_forgiven(spec, rng
     if what != "prefix":
         column = "STATUS" if what == "status" else "READY"
         assert any(d.startswith(f"{spec[i][0]}-*: {column} expected") for d in mismatch.details), mismatch
+
+
+cells = st.one_of(
+    st.from_regex(r"[a-z]{1,8}(-[a-z]{1,6}|-[0-9]{1,5})*-[bcdfghjklmnpqrstvwxz2456789013]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}",
+                  fullmatch=True),
+    st.from_regex(r"[a-z]{1,8}(-[a-z]{1,6}|-[0-9]{1,5})*-[456789bcdf]{8,10}", fullmatch=True),
+    st.from_regex(r"[a-z]{1,8}(-[a-z]{1,6}|-[0-9]{1,8})*-[bcdfghjklmnpqrstvwxz2456789]{5}", fullmatch=True),
+    st.from_regex(r"(1?[0-9]{1,2}|2[0-5][0-5])(\.(1?[0-9]{1,2}|2[0-5][0-5])){3}", fullmatch=True),
+    st.from_regex(r"[0-9]{1,4}(\.[0-9])?(ms|s|m|h|d)([0-9]{1,2}(s|m))?", fullmatch=True),
+    st.from_regex(r"[0-9]{1,3} \([0-9]{1,2}[smh] ago\)", fullmatch=True),
+    st.from_regex(r"[0-9]{1,3}(/[0-9]{1,3})?|[A-Za-z]{1,15}|<none>", fullmatch=True),
+    st.text(alphabet="abcdef0123456789-.:/ ", max_size=30),
+)
+
+
+@settings(max_examples=300)
+@given(cells)
+def test_the_fast_forms_canonicalise_a_cell_as_every_kind_would(cell):
+    """Table cells take a shortcut (volatile._quick); it must agree with running every kind."""
+    for canon in (Canon(()), Canon((), loose=True)):
+        assert canon.one(cell) == canon._rewrite(cell)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab \t\n.:-09")), max_size=60), st.booleans())
+def test_output_without_control_characters_takes_the_quick_path_to_the_same_lines(text, tabs):
+    slow = [_line(line, tabs) for line in text.split("\n")]
+    while slow and not slow[-1]:
+        slow.pop()
+    assert normalise(text, tabs=tabs) == slow

@@ -100,3 +100,31 @@ def test_a_table_as_large_as_ten_thousand_rows_matches_shuffled():
     broken = actual.replace("app-77-7f9c4d5b8-x2kqz   1/1   Running", "app-77-7f9c4d5b8-x2kqz   0/1   Running")
     mismatch = compare_output(["NAME   READY   STATUS   RESTARTS   AGE", *rows], broken)
     assert mismatch is not None and mismatch.details == ("app-77-*: READY expected 1/1, got 0/1",)
+
+
+def test_tab_joined_rows_split_on_tabs_and_keep_trailing_empty_cells():
+    assert cells("podinfo\tdefault  \t1       \t2024-06-21 08:02:55 +0000 UTC\tfailed", (0, 8, 16, 24, 64, 72)) == (
+        "podinfo", "default", "1", "2024-06-21 08:02:55 +0000 UTC", "failed", "")
+
+
+def test_a_single_space_where_a_column_starts_parts_two_cells():
+    starts = (0, 8, 48)
+    assert cells("web     2024-03-05 10:14:07.503412345 +0000 UTC deployed", starts) == (
+        "web", "2024-03-05 10:14:07.503412345 +0000 UTC", "deployed")
+
+
+def test_tab_headers_are_tables_even_with_one_space_gaps():
+    parts = segments(["NAME\tUPDATED                         \tSTATUS", "web\t2024-06-21 08:02:55 +0000 UTC\tdeployed"])
+    assert isinstance(parts[0], Table) and parts[0].titles == ("NAME", "UPDATED", "STATUS")
+
+
+def test_describe_tables_have_mixed_case_titles_over_a_rule():
+    parts = segments(["Events:", "  Type    Reason     Age   From     Message",
+                      "  ----    ------     ----  ----     -------", "  Normal  Pulled     3s    kubelet  ok"])
+    assert [type(p) for p in parts] == [Text, Table]
+    assert parts[1].titles == ("Type", "Reason", "Age", "From", "Message") and parts[1].events
+    assert parts[1].rows == ("  Normal  Pulled     3s    kubelet  ok",)
+
+
+def test_mixed_case_lines_without_a_rule_are_text():
+    assert all(isinstance(p, Text) for p in segments(["Name   Ready", "web    yes"]))

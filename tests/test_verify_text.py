@@ -88,3 +88,21 @@ def test_a_mask_needs_a_match_on_both_sides():
 def test_a_broken_mask_is_an_error_quoting_it():
     with pytest.raises(ParseError, match=r"'build-\(\['"):
         compare_output(["a"], "b\n", masks=["build-(["])
+
+
+def test_update_keeps_exactly_the_lines_the_failure_diff_shows_as_unchanged():
+    """One alignment serves both: what a reader sees as matching is what `--update` keeps."""
+    from runner.model import Expectation, SourceLoc
+    from runner.modes.update import OutputEdit, updated_text
+
+    block = ["started 2022-11-17T16:06:24Z", "Linkerd ... installed", "web-5d7f8b9c6-abcde ready", "status ok"]
+    output = "started 2023-01-01T00:00:00Z\nLinkerd edge installed\nweb-79c4b8d6f5-tq8zw ready\nstatus broken\n"
+    mismatch = compare_output(block, output)
+    assert mismatch is not None
+    unchanged = [d[1:] for d in mismatch.details if d.startswith(" ")]
+    assert unchanged == block[:3]
+    text = "```bash\nrun\n" + "".join(f"## {line}\n" for line in block) + "```\n"
+    old = Expectation(tuple(block), SourceLoc("w.md", 3), 6)
+    new = updated_text(text, [OutputEdit(2, old, output)])
+    kept = [line[3:] for line in new.split("\n") if line.startswith("## ")]
+    assert kept == [*unchanged, "status broken"]

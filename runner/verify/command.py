@@ -8,9 +8,10 @@ from .normalise import normalise
 from .values import VerifyOptions
 
 TAIL = 10  # lines of output shown under a failed exit status
+_DEFAULT = VerifyOptions()
 
 
-def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = VerifyOptions()) -> Verdict:
+def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DEFAULT) -> Verdict:
     """Pass, or fail with one line naming file:line and what went wrong."""
     if outcome.timed_out and not outcome.stopped:
         limit = step.modifiers.timeout or outcome.duration

@@ -29,6 +29,13 @@ def unified(expected: Sequence[str], actual: Sequence[str], exp_keys: Sequence[s
     return tuple(out), removed, added
 
 
+def changed_pairs(exp_keys: Sequence[str], act_keys: Sequence[str]) -> list[tuple[int, int]]:
+    """Expected and actual lines the diff shows replacing each other, paired in order."""
+    matcher = SequenceMatcher(None, exp_keys, act_keys, autojunk=len(exp_keys) + len(act_keys) > 20000)
+    return [(i1 + k, j1 + k) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"
+            for k in range(min(i2 - i1, j2 - j1))]
+
+
 def diff_line_kind(line: str) -> str:
     """What a line of a unified diff is, for whoever colours it: header, hunk, added, removed or ''."""
     if line.startswith(("+++", "---")):

@@ -14,26 +14,35 @@ _ESCAPES = re.compile(
 )
 _ERASE = re.compile(r"\x1b\[([0-2]?)K")
 _REWRITE = re.compile(r"(\r|\x08|\x1b\[[0-2]?K)")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # TAB (\x09) is not one of them
 
 
-def normalise(text: str) -> list[str]:
-    """The lines of `text` as a terminal would leave them, for comparing two runs."""
-    text = _ESCAPES.sub("", text.replace("\r\n", "\n"))
-    lines = [_line(line) for line in text.split("\n")]
+def normalise(text: str, *, tabs: bool = False) -> list[str]:
+    """The lines of `text` as a terminal would leave them, for comparing two runs.
+
+    With `tabs`, TABs stay: a tool that joins cells with them says where its columns part.
+    """
+    if _CONTROLS.search(text) is None:
+        # Nothing for a terminal to redraw (most output): trimming and tabs are all there is to do.
+        lines = [line.rstrip() for line in text.split("\n")]
+        if not tabs and "\t" in text:
+            lines = [line.expandtabs(8) if "\t" in line else line for line in lines]
+    else:
+        text = _ESCAPES.sub("", text.replace("\r\n", "\n"))
+        lines = [_line(line, tabs) for line in text.split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     return lines
 
 
-def _line(line: str) -> str:
+def _line(line: str, tabs: bool = False) -> str:
     if "\r" in line or "\x08" in line:
         line = _overwrite(line)
     elif "\x1b" in line:
         line = _ERASE.sub("", line)
     if not line.isprintable():
         line = _CONTROLS.sub("", line)
-    if "\t" in line:
+    if "\t" in line and not tabs:
         line = line.expandtabs(8)
     return line.rstrip()
 

@@ -4,14 +4,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
 
-from .diff import unified
+from .diff import changed_pairs, unified
 from .values import Mismatch
-from .volatile import Canon
+from .volatile import Canon, describe
 
 ELLIPSIS = "..."
 _PADDING = re.compile(r"(?<=\S) {2,}(?=\S)")
 _ANY_LINES = None  # matcher for a whole-line `...`
+MAX_NOTES = 10
+# `...` inside a line stands for any text, except between two digits: `1839...0871` is an abbreviated serial.
+WILDCARD = re.compile(r"(?<!\d)\.\.\.|\.\.\.(?!\d)")
 
 Matcher = str | re.Pattern[str] | None
 
@@ -28,8 +33,8 @@ def matchers(lines: Sequence[str], canon: Canon) -> list[Matcher]:
     for i, line in enumerate(lines):
         if line.strip() == ELLIPSIS:
             out[i] = _ANY_LINES
-        elif ELLIPSIS in line:
-            pieces = keys(line.split(ELLIPSIS), canon)
+        elif ELLIPSIS in line and len(pieces := WILDCARD.split(line)) > 1:
+            pieces = keys(pieces, canon)
             out[i] = re.compile(".*".join(map(re.escape, pieces)))
     return out
 
@@ -64,39 +69,121 @@ def in_order(ms: Sequence[Matcher], ks: Sequence[str]) -> bool:
     return i == len(ms)
 
 
-def text_mismatch(expected: Sequence[str], actual: Sequence[str], ms: Sequence[Matcher],
-                  act_keys: Sequence[str]) -> Mismatch:
-    """A unified diff in which lines that match under the rules show as unchanged."""
+def _indent(lines: Sequence[str], skip_dots: bool) -> int:
+    found = [len(line) - len(line.lstrip(" ")) for line in lines
+             if line.strip() and not (skip_dots and line.strip() == ELLIPSIS)]
+    return min(found, default=0)
+
+
+def shifted(expected: Sequence[str], actual: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """Both sides without the indentation every line of each shares, when that differs.
+
+    Files written for demosh often paste `##` plus the output's own
+    indentation; a shift shared by a whole block is not a difference, a
+    change in how lines indent against each other is.
+    """
+    e, a = _indent(expected, True), _indent(actual, False)
+    if e == a:
+        return None
+    return [line[e:] if line.strip() != ELLIPSIS else line for line in expected], [line[a:] for line in actual]
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Keys under which an expected line and an actual line are equal exactly when they match by the rules.
+
+    The verifier diffs these to show a failure, and `--update` diffs the same
+    keys to decide which of the author's lines to keep, so what a reader sees is what decided.
+    """
+
+    expected: list[str]
+    actual: list[str]
+    matches: bool  # the verdict of matching in order under these keys
+
+
+def align(expected: Sequence[str], actual: Sequence[str], canon: Canon, exp_canon: Canon | None = None,
+          *, exact: bool = False) -> Alignment:
+    """The keys that decide whether `actual` matches `expected` in order, and that diff them."""
+    if exact:
+        ek, ak = keys(expected, canon, padding=False), keys(actual, canon, padding=False)
+        return Alignment(ek, ak, ek == ak)
+    exp_canon = exp_canon or canon
+    ms, ks = matchers(expected, exp_canon), keys(actual, canon)
+    ok = in_order(ms, ks)
+    if not ok and (moved := shifted(expected, actual)) is not None:
+        ms, ks = matchers(moved[0], exp_canon), keys(moved[1], canon)
+        ok = in_order(ms, ks)
     patterns = [(i, m) for i, m in enumerate(ms) if isinstance(m, re.Pattern)]
     exp_keys = [m if isinstance(m, str) else f"\x00{i}" for i, m in enumerate(ms)]
-    aligned = [next((f"\x00{i}" for i, p in patterns if p.fullmatch(k)), k) for k in act_keys]
-    diff, removed, added = unified(expected, actual, exp_keys, aligned)
+    act_keys = [next((f"\x00{i}" for i, p in patterns if p.fullmatch(k)), k) for k in ks] if patterns else ks
+    return Alignment(exp_keys, act_keys, ok)
+
+
+def text_mismatch(expected: Sequence[str], actual: Sequence[str], aligned: Alignment, canon: Canon,
+                  exp_canon: Canon) -> Mismatch:
+    """A unified diff in which lines that match under the rules show as unchanged, then the words that differ."""
+    diff, removed, added = unified(expected, actual, aligned.expected, aligned.actual)
+    notes = [note for i, j in changed_pairs(aligned.expected, aligned.actual)[:MAX_NOTES]
+             if (note := word_change(i, expected[i], actual[j], canon, exp_canon))]
     summary = _join(_count(removed, "expected line", "not seen"), _count(added, "unexpected line"))
-    return Mismatch(summary or "text differs", diff)
+    return Mismatch(summary or "text differs", (*diff, *notes))
 
 
-def text_matches(expected: Sequence[str], actual: Sequence[str], canon: Canon) -> bool:
-    return in_order(matchers(expected, canon), keys(actual, canon))
+def text_matches(expected: Sequence[str], actual: Sequence[str], canon: Canon, exp_canon: Canon | None = None) -> bool:
+    return align(expected, actual, canon, exp_canon).matches
 
 
-def compare_text(expected: Sequence[str], actual: Sequence[str], canon: Canon) -> Mismatch | None:
-    ms = matchers(expected, canon)
-    ks = keys(actual, canon)
-    return None if in_order(ms, ks) else text_mismatch(expected, actual, ms, ks)
+def compare_text(expected: Sequence[str], actual: Sequence[str], canon: Canon,
+                 exp_canon: Canon | None = None) -> Mismatch | None:
+    exp_canon = exp_canon or canon
+    aligned = align(expected, actual, canon, exp_canon)
+    return None if aligned.matches else text_mismatch(expected, actual, aligned, canon, exp_canon)
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def word_change(index: int, expected: str, actual: str, canon: Canon, exp_canon: Canon) -> str:
+    """`line 2: expected ERROR, got INFO`: the words of a changed line that made it differ, forgiven parts left out."""
+    ek, ak = exp_canon.one(expected), canon.one(actual)
+    e_tokens, a_tokens = _TOKEN.findall(ek), _TOKEN.findall(ak)
+    e_shown = _shown(expected, e_tokens)
+    a_shown = _shown(actual, a_tokens)
+    changed = [op for op in SequenceMatcher(None, e_tokens, a_tokens, autojunk=False).get_opcodes()
+               if op[0] != "equal"]
+    if changed:
+        # One span from the first change to the last, so a reader sees the words in their place.
+        i1, i2, j1, j2 = changed[0][1], changed[-1][2], changed[0][3], changed[-1][4]
+        want = " ".join(e_shown[i1:i2]) or "(nothing)"
+        got = " ".join(a_shown[j1:j2]) or "(nothing)"
+        return f"line {index + 1}: expected {want}, got {got}"
+    if (expected.strip() == actual.strip() or ek.strip() == ak.strip()) and \
+            len(expected) - len(expected.lstrip()) != len(actual) - len(actual.lstrip()):
+        return f"line {index + 1}: indentation differs"
+    return ""
+
+
+def _shown(line: str, canonical_tokens: Sequence[str]) -> list[str]:
+    """The tokens as printed when they line up one to one with the canonical ones, else the canonical ones named."""
+    tokens = _TOKEN.findall(line)
+    if len(tokens) == len(canonical_tokens):
+        return tokens
+    return [describe(t) for t in canonical_tokens]
 
 
 def compare_exact(expected: Sequence[str], actual: Sequence[str], canon: Canon) -> Mismatch | None:
     """Equal line by line; only masks forgive anything."""
-    ek, ak = keys(expected, canon, padding=False), keys(actual, canon, padding=False)
-    if ek == ak:
+    aligned = align(expected, actual, canon, exact=True)
+    if aligned.matches:
         return None
-    diff, removed, added = unified(expected, actual, ek, ak)
+    diff, removed, added = unified(expected, actual, aligned.expected, aligned.actual)
     return Mismatch(_join(_count(removed, "expected line", "not seen"), _count(added, "unexpected line")), diff)
 
 
-def compare_contains(expected: Sequence[str], actual: Sequence[str], canon: Canon) -> Mismatch | None:
+def compare_contains(expected: Sequence[str], actual: Sequence[str], canon: Canon,
+                     exp_canon: Canon | None = None) -> Mismatch | None:
     """Every expected line appears, in order, among the actual ones."""
-    ms = matchers(expected, canon)
+    ms = matchers(expected, exp_canon or canon)
     ks = keys(actual, canon)
     j = 0
     lost = []
@@ -111,9 +198,10 @@ def compare_contains(expected: Sequence[str], actual: Sequence[str], canon: Cano
     return Mismatch(_count(len(lost), "expected line", "not found"), tuple(lost)) if lost else None
 
 
-def compare_unordered(expected: Sequence[str], actual: Sequence[str], canon: Canon) -> Mismatch | None:
+def compare_unordered(expected: Sequence[str], actual: Sequence[str], canon: Canon,
+                      exp_canon: Canon | None = None) -> Mismatch | None:
     """The same lines in any order; a `...` line allows more."""
-    ms = matchers(expected, canon)
+    ms = matchers(expected, exp_canon or canon)
     ks = keys(actual, canon)
     left = Counter(ks)
     missing: list[str] = []

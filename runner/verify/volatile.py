@@ -4,6 +4,9 @@ Each kind is a regex with its own boundaries. Canonicalising replaces every
 value of a kind by one private-use character for that kind, so two texts
 match when their canonical forms are equal: both sides then hold a value of
 the same kind at the same place, and everything else is literally equal.
+What is configuration rather than noise (bind addresses, CIDRs, durations
+given as settings) is left out of the kinds on purpose (MATCHING.md,
+"Refinements from real tool output").
 """
 from __future__ import annotations
 
@@ -11,33 +14,59 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from ..errors import ParseError
 
 
 @dataclass(frozen=True)
 class ValueKind:
-    """One kind of value that differs from run to run without meaning anything."""
+    """One kind of value that differs from run to run without meaning anything.
+
+    A named group `keep` in the pattern is literal text kept in front of the
+    marker (the `-` before a name suffix, the `pod-template-hash=` before a hash).
+    """
 
     name: str
     pattern: str
-    keep: str = ""  # literal text kept in front of the marker (the `-` before a name suffix)
-    accept: Callable[[str], bool] | None = None  # a finer test than the regex can say
+    accept: Callable[[re.Match[str]], bool] | None = None  # a finer test than the regex can say
     may_hold: Callable[[str], bool] | None = None  # a cheap test that skips strings without the kind
+    loose: bool = False  # only on the expected side: what an author typed by hand
 
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
-def _random_token(text: str) -> bool:
+def _random_token(m: re.Match[str]) -> bool:
     """Short case-mixed pieces: a secret or an id, not a CamelCase word, a path or a name."""
+    text = m.group()
     if text.startswith("/"):
         return False
-    inner_capitals = sum(1 for a, b in zip(text, text[1:]) if b.isupper() and a.isalnum())
+    inner_capitals = sum(1 for a, b in pairwise(text) if b.isupper() and a.isalnum())
     if inner_capitals < 2 or not any(c.islower() for c in text):
         return False
     words = _WORDS.findall(text)
     return sum(map(len, words)) < 3 * len(words)
+
+
+# Keys whose durations are settings an author chose (`delay=30s`, `timeout: 10s`, `--wait=60s`).
+# Any other key (`duration=`, `latency=`, `took`) holds a measurement and stays forgiven.
+_SETTING = re.compile(r"(?P<key>[A-Za-z][\w.-]*)\"?(?:=|: *)[\"']?$|(?:^|\s)--(?P<flag>[A-Za-z][\w-]*) $")
+_SETTING_WORDS = re.compile(
+    r"timeout|delay|period|interval|wait|ttl|deadline|grace|retr(?:y|ies)|backoff|expir|lifetime|valid|"
+    r"maxage|max-age|resync|refresh|renew|cooldown|window|frequency|poll|keepalive|idle|sleep|every|"
+    r"threshold|schedule|budget|rotat|cache", re.IGNORECASE)
+
+
+def _measured(m: re.Match[str]) -> bool:
+    """A duration is noise unless it is the value of a setting whose key says so."""
+    start = m.start()
+    if start == 0 or m.string[start - 1] not in "=: \"'":
+        return True
+    line_start = m.string.rfind("\n", 0, start) + 1
+    before = m.string[max(line_start, start - 60) : start]
+    setting = _SETTING.search(before)
+    return setting is None or _SETTING_WORDS.search(setting.group("key") or setting.group("flag")) is None
 
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -52,6 +81,12 @@ _HEX4 = r"[0-9a-fA-F]{1,4}"
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"  # the alphabet Kubernetes draws generated suffixes from
 _HASH = "4-9bcdf"  # a pod-template-hash: decimal digits mapped into that alphabet
 _UNIT = r"(?:second|minute|hour|day|week|month|year)s?"
+# Ports the kernel, Docker, k3d and kind hand out: the ephemeral range and Kubernetes NodePorts.
+_EPHEMERAL = r"(?:3276[89]|327[7-9]\d|32[89]\d\d|3[3-9]\d{3}|[45]\d{4}|6[0-4]\d{3}|65[0-4]\d\d|655[0-2]\d|6553[0-5])"
+_NODEPORT = r"(?:3[01]\d{3}|32[0-6]\d\d|327[0-5]\d|3276[0-7])"
+# Addresses a service is told to bind to are configuration, never noise (0.0.0.0, 127.x, ::, ::1).
+_NOT_BIND4 = r"(?!0\.0\.0\.0(?![\d.])|127\.)"
+_NOT_BIND6 = r"(?!::1?(?![\w:.]))"
 
 # Order matters: longer forms first, so a timestamp is not read as a date and a time.
 KINDS: tuple[ValueKind, ...] = (
@@ -64,35 +99,67 @@ KINDS: tuple[ValueKind, ...] = (
          # klog: the letter before the date is the severity and stays.
          rf"|(?<=(?<![0-9A-Za-z])[IWEF])(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01]) {_CLOCK}(?![0-9A-Za-z])",
          may_hold=lambda s: ":" in s),
+    # Elapsed-time counters in log prefixes: logrus `INFO[0012]` (the level stays), dmesg `[  12.345678]`.
+    ValueKind("elapsed", r"(?P<keep>(?<![\w])(?:INFO|WARN|ERRO|DEBU|TRAC|FATA|PANI)\[)\d{4,}(?=\])"
+                         r"|(?<![\w\]])\[ *\d+\.\d{3,}\](?= )",
+              may_hold=lambda s: "[" in s),
     ValueKind("uuid", r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])",
          may_hold=lambda s: "-" in s),
-    ValueKind("ipv6", rf"(?<![\w:.])(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}(?::{_HEX4})*)?::(?:{_HEX4}(?::{_HEX4})*)?)(?![\w:]|\.\d)", may_hold=lambda s: "::" in s or s.count(":") >= 7),
+    # Certificate serials and key ids: `0x` hex, colon-separated hex bytes, decimal serials, `step`'s `2875...1234`.
+    ValueKind("serial", r"(?<![\w:])0x[0-9a-fA-F]{12,}(?![\w])"
+                        r"|(?<![\w:])(?:[0-9a-fA-F]{2}:){7,}[0-9a-fA-F]{2}(?![\w])"
+                        r"|(?<![\w.])\d{16,}(?![\w.])"
+                        r"|(?<![\w.])\d{3,}\.\.\.\d{3,}(?![\w.])",
+              may_hold=lambda s: len(s) >= 11),
+    ValueKind("ipv6", rf"(?<![\w:.]){_NOT_BIND6}(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}(?::{_HEX4})*)?::(?:{_HEX4}(?::{_HEX4})*)?)"
+                      rf"(?![\w:/]|\.\d)", may_hold=lambda s: "::" in s or s.count(":") >= 7),
     # Not after `v` or a dot, not before `.digit`: versions like v2.14.1 or 1.2.3.4.5 are not addresses.
-    ValueKind("ipv4", rf"(?<![\w.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\w]|\.\d)", may_hold=lambda s: "." in s),
+    # Not before `/prefix`: a CIDR is configuration.
+    ValueKind("ipv4", rf"(?<![\w.]){_NOT_BIND4}{_OCTET}(?:\.{_OCTET}){{3}}(?![\w/]|\.\d)", may_hold=lambda s: "." in s),
+    # Host ports assigned at random (k3d and kind API servers, `docker run -P`, port-forward to `:80`)
+    # and NodePorts in `80:31234/TCP`; ports below 30000 are chosen by someone and stay.
+    ValueKind("port", rf"(?P<keep>(?<=[\w\]\U00100000-\U001000ff]):|\bport ){_EPHEMERAL}(?![\w.])"
+                      rf"|(?P<keep2>(?<=\d):|(?<=[\s,])){_NODEPORT}(?=/(?:TCP|UDP|SCTP)(?!\w))",
+              may_hold=lambda s: ":" in s or "port " in s or "/" in s),
     ValueKind("date",
          rf"(?<![0-9A-Za-z])(?:{_DATE}|\d{{4}}/(?:0[1-9]|1[0-2])/(?:0[1-9]|[12]\d|3[01])|\d{{2}}/\d{{2}}/\d{{4}}"
          rf"|{_MONTH} \d{{1,2}}, \d{{4}}|\d{{1,2}} {_MONTH} \d{{4}})(?![0-9A-Za-z])",
          may_hold=lambda s: "-" in s or "/" in s or " " in s),
     ValueKind("time", rf"(?<![\w:.]){_CLOCK}(?![\w:])", may_hold=lambda s: ":" in s),
+    # Generated hashes in labels and object data, whatever segment they sit in.
+    ValueKind("labelhash", r"(?P<keep>(?:pod-template|controller-revision)-hash(?:=|\"?: ?\"?)(?:[a-z0-9][a-z0-9.-]*-)?)"
+                           r"[a-z0-9]{5,10}(?![\w-])"
+                           r"|(?P<keep2>resourceVersion\"?: ?\")\d+(?=\")"
+                           # k3s names its load balancers `svclb-<service>-<8 hex>` (DaemonSet, app label).
+                           r"|(?P<keep3>(?<![\w-])svclb-[a-z0-9-]+?-)(?=[a-f]*\d)[0-9a-f]{8}(?![\w-])",
+              may_hold=lambda s: "-hash" in s or "resourceVersion" in s or "svclb-" in s),
     ValueKind("hex", r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}(?![0-9A-Za-z])"
                 r"|(?<![0-9A-Za-z])(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{12,}(?![0-9A-Za-z])",
          may_hold=lambda s: len(s) >= 12),
     # web-68cc8bc689-j4ph2: Deployment pod. The stable prefix stays; StatefulSet ordinals (web-0) are not volatile.
     # Real hashes use only _HASH; older clusters and stand-ins use more, and the suffix after it is signal enough.
     # A suffix may be all digits (one in a thousand is) when a real template hash stands before it.
-    ValueKind("pod", rf"(?<=[a-z0-9])-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}(?![\w-])",
-         keep="-",
+    # svclb-traefik-3e5a7f1c-x7k2p: k3s load balancer pods carry an 8-digit hex hash before the suffix.
+    ValueKind("pod", rf"(?P<keep>(?<=[a-z0-9])-)(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-"
+                     rf"|(?=[a-f]*[0-9])(?=[0-9]*[a-f])[0-9a-f]{{8}}-(?=[2-9]*[b-z]))[{_SAFE}]{{5}}(?![\w-])",
          may_hold=lambda s: "-" in s),
-    ValueKind("replicaset", rf"(?<=[a-z0-9])-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}(?![\w-])", keep="-",
+    ValueKind("replicaset", rf"(?P<keep>(?<=[a-z0-9])-)(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}(?![\w-])",
          may_hold=lambda s: "-" in s),
     # Job, DaemonSet and generateName suffixes: five characters with at least one letter.
-    ValueKind("suffix", rf"(?<=[a-z0-9])-(?=[2-9]*[b-z])[{_SAFE}]{{5}}(?![\w-])", keep="-",
+    ValueKind("suffix", rf"(?P<keep>(?<=[a-z0-9])-)(?=[2-9]*[b-z])[{_SAFE}]{{5}}(?![\w-])",
          may_hold=lambda s: "-" in s),
+    # Names an author typed by hand in a `##` block (`web-5d7f8b9c6-abcde`, `job-xxxxx`): outside the
+    # alphabet, but with a digit or a placeholder run so that words (`web-alpha`) are never taken.
+    ValueKind("pod", r"(?P<keep>(?<=[a-z0-9])-)(?:(?=[a-z]*\d)[a-z0-9]{6,10}|(?P<rep>[a-z])(?P=rep){5,9})-[a-z0-9]{5}(?![\w-])",
+              may_hold=lambda s: "-" in s, loose=True),
+    ValueKind("suffix", r"(?P<keep>(?<=[a-z0-9])-)(?:(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{5}|(?P<rep>[a-z])(?P=rep){4})(?![\w-])",
+              may_hold=lambda s: "-" in s, loose=True),
     ValueKind("token", r"(?<![\w+/=-])[\w+/-]{16,}={0,2}(?![\w+/=-])", accept=_random_token,
          may_hold=lambda s: len(s) >= 16),
     ValueKind("duration",
          r"(?<![\w.])(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+(?![\w])"
-         rf"|(?<![\w.])(?:\d+|[Aa]bout an?|[Ll]ess than an?) {_UNIT}(?![\w])"),
+         rf"|(?<![\w.])(?:\d+|[Aa]bout an?|[Ll]ess than an?) {_UNIT}(?![\w])",
+         accept=_measured),
 )
 
 # Markers come from a private-use plane that terminal output (icon fonts included) leaves alone.
@@ -100,58 +167,159 @@ _KIND_MARK = {name: chr(0x100000 + i) for i, name in enumerate(dict.fromkeys(k.n
 _MASK_BASE = 0x100100
 _RESTARTS = re.compile(rf"(?<![\w.])\d+ \({_KIND_MARK['duration']} ago\)")
 _RESTARTS_MARK = chr(0x1000FF)
-_LETTERS = re.compile(r"[^\W\d_]+")
+_NAMED = chr(0x1000FE)  # a word a volatile column may change: weekdays and months
 _DIGITS = re.compile(r"\d+")
-_NAME_SUFFIX = re.compile("|".join(k.pattern for k in KINDS if k.keep))
+_CALENDAR = re.compile(rf"\b(?:{_WEEKDAY}|{_MONTH})\b")
+_NAME_SUFFIX = re.compile("|".join(k.pattern.replace("(?P<keep>", "(?:") for k in KINDS
+                                   if k.name in ("pod", "replicaset", "suffix") and not k.loose))
+_LOOSE_SUFFIX = re.compile("|".join(
+    k.pattern.replace("(?P<keep>", "(?:").replace("(?P<rep>", f"(?P<rep{n}>").replace("(?P=rep)", f"(?P=rep{n})")
+    for n, k in enumerate(KINDS) if k.loose))
 
-# Columns whose every value differs between runs; a cell there need only keep its shape.
-VOLATILE_COLUMNS = frozenset({"AGE", "RESTARTS", "CREATED", "LAST SEEN", "UPDATED", "DURATION"})
+# Columns whose every value differs between runs: a cell there may change its digits and its
+# volatile values, never its words. Measured resource use (kubectl top, linkerd viz) counts too.
+VOLATILE_COLUMNS = frozenset({"AGE", "RESTARTS", "CREATED", "LAST SEEN", "FIRST SEEN", "UPDATED", "DURATION",
+                              "CPU(cores)", "MEMORY(bytes)", "CPU%", "MEMORY%", "RPS", "LATENCY_P50",
+                              "LATENCY_P95", "LATENCY_P99", "TCP_CONN"})
+
+# A whole cell that is one common value, canonicalised without running every kind (tables are mostly these).
+# Each form is one the kinds above rewrite the same way; tests/test_verify_properties.py checks it.
+_FAST_PLAIN = re.compile(r"[A-Za-z]{1,15}|<none>|<unknown>|<pending>")
+_FAST_NUMBER = re.compile(
+    rf"(?P<plain>\d{{1,3}}(?:/\d{{1,3}})?)"
+    rf"|(?P<ipv4>{_NOT_BIND4}{_OCTET}(?:\.{_OCTET}){{3}})"
+    rf"|(?P<duration>(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+)"
+    rf"|(?P<restarts>\d+ \((?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+ ago\))")
+# The stable part of a generated name: words and numbers, never a date or a UUID the kinds would read first.
+_FAST_PREFIX = re.compile(r"[a-z]+(?:-(?:[a-z]+|(?!\d{4}-\d\d-\d\d(?!\d)|\d{8}-\d{4}-)\d{1,15}))*")
+_FAST_POD = re.compile(rf"(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}")
+_FAST_REPLICASET = re.compile(rf"(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}")
+_FAST_SUFFIX = re.compile(rf"(?=[2-9]*[b-z])[{_SAFE}]{{5}}")
+
+
+def _quick(item: str) -> str | None:
+    """The canonical form of a cell that is one common value, or None to run every kind."""
+    if not item:
+        return item
+    first = item[0]
+    if first.isdigit():
+        m = _FAST_NUMBER.fullmatch(item)
+        if m is None:
+            return None
+        kind = m.lastgroup
+        return item if kind == "plain" else _RESTARTS_MARK if kind == "restarts" else _KIND_MARK[kind]
+    if _FAST_PLAIN.fullmatch(item):
+        return item
+    if not first.islower():
+        return None
+    head, _, last = item.rpartition("-")
+    if not head:
+        return None
+    if len(last) == 5:
+        stem, _, _ = head.rpartition("-")
+        if stem and _FAST_POD.fullmatch(item, len(stem) + 1) and _FAST_PREFIX.fullmatch(stem):
+            return stem + "-" + _KIND_MARK["pod"]
+        if _FAST_SUFFIX.fullmatch(last) and _FAST_PREFIX.fullmatch(head):
+            return head + "-" + _KIND_MARK["suffix"]
+    elif 8 <= len(last) <= 10 and _FAST_REPLICASET.fullmatch(last) and _FAST_PREFIX.fullmatch(head):
+        return head + "-" + _KIND_MARK["replicaset"]
+    return None
 
 
 # pattern, replacement, a cheap pre-test (None: always run), whether to run on each string alone
 _Step = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]", "Callable[[str], bool] | None", bool]
+_UNIQUE = {_KIND_MARK[k] for k in ("ipv4", "pod", "replicaset", "suffix")}
+_CACHE_LIMIT = 20_000  # distinct cells remembered per canonicaliser: enough for repeated cells, bounded memory
 
 
 class Canon:
-    """Rewrites strings to canonical form under masks and the built-in kinds."""
+    """Rewrites strings to canonical form under masks and the built-in kinds.
 
-    def __init__(self, masks: Sequence[str], *, builtin: bool = True):
+    `loose` adds the forms an author types by hand; it is for the expected side only.
+    """
+
+    def __init__(self, masks: Sequence[str], *, builtin: bool = True, loose: bool = False):
         self._steps: list[_Step] = []
+        self._cache: dict[str, str] = {}
+        self._fast = builtin and not masks
         for i, regex in enumerate(masks):
             # A mask could match across the newline that joins strings, so it runs on each alone.
             self._steps.append((_compile_mask(regex), chr(_MASK_BASE + i), None, True))
         if builtin:
             for kind in KINDS:
-                mark = kind.keep + _KIND_MARK[kind.name]
-                repl = _checked(kind.accept, mark) if kind.accept else mark
-                self._steps.append((re.compile(kind.pattern), repl, kind.may_hold, False))
+                if kind.loose and not loose:
+                    continue
+                self._steps.append((re.compile(kind.pattern), _replacement(kind), kind.may_hold, False))
             self._steps.append((_RESTARTS, _RESTARTS_MARK, lambda s: "(" in s, False))
+
+    def one(self, item: str) -> str:
+        """The canonical form of one string without newlines, remembered for the cells that repeat."""
+        done = self._cache.get(item)
+        if done is None:
+            done = _quick(item) if self._fast else None
+            # Values the fast forms rewrite (names, addresses) rarely repeat and are cheap: only keep the rest.
+            if done is None or not done or done[-1] not in _UNIQUE:
+                done = self._rewrite(item) if done is None else done
+                if len(self._cache) < _CACHE_LIMIT:
+                    self._cache[item] = done
+        return done
+
+    def many(self, items: Sequence[str]) -> list[str]:
+        """Canonical forms of cells (a row, a column): each distinct one worked out once."""
+        out = list(map(self._cache.get, items))
+        if None in out:
+            distinct = dict.fromkeys(items)
+            one = self.one
+            for item in distinct:
+                distinct[item] = one(item)
+            return list(map(distinct.__getitem__, items))
+        return out
 
     def all(self, items: Sequence[str]) -> list[str]:
         """Canonical forms of strings without newlines.
 
-        Each distinct string is rewritten once, and each kind runs as one regex
-        pass over the joined strings that may hold it: tables repeat cells a lot.
+        Strings seen before come from the cache; the others are rewritten
+        together, each kind as one regex pass over the joined strings that may hold it.
         """
-        originals = list(dict.fromkeys(items))
-        distinct = list(originals)
+        cache = self._cache
+        fresh = [s for s in dict.fromkeys(items) if s not in cache]
+        if len(fresh) < 8:
+            return [self.one(s) for s in items]
+        done = list(fresh)
         for pattern, repl, may_hold, per_item in self._steps:
-            chosen = range(len(distinct)) if may_hold is None else [
-                i for i, s in enumerate(distinct) if may_hold(s)]
+            chosen = range(len(done)) if may_hold is None else [i for i, s in enumerate(done) if may_hold(s)]
             if not chosen:
                 continue
             if per_item:
-                done = [pattern.sub(repl, distinct[i]) for i in chosen]
+                new = [pattern.sub(repl, done[i]) for i in chosen]
             else:
-                done = pattern.sub(repl, "\n".join([distinct[i] for i in chosen])).split("\n")
-            for i, s in zip(chosen, done):
-                distinct[i] = s
-        canonical = dict(zip(originals, distinct))
-        return [canonical[s] for s in items]
+                new = pattern.sub(repl, "\n".join([done[i] for i in chosen])).split("\n")
+            for i, s in zip(chosen, new):
+                done[i] = s
+        found = dict(zip(fresh, done))
+        if len(cache) + len(found) <= _CACHE_LIMIT:
+            cache.update(found)
+        return [found[s] if s in found else cache[s] for s in items]
+
+    def _rewrite(self, item: str) -> str:
+        for pattern, repl, may_hold, _ in self._steps:
+            if may_hold is None or may_hold(item):
+                item = pattern.sub(repl, item)
+        return item
 
 
-def _checked(accept: Callable[[str], bool], mark: str) -> Callable[[re.Match[str]], str]:
-    return lambda m: mark if accept(m.group()) else m.group()
+def _replacement(kind: ValueKind) -> Callable[[re.Match[str]], str]:
+    mark = _KIND_MARK[kind.name]
+    accept = kind.accept
+    keeps = [g for g in ("keep", "keep2", "keep3") if g in re.compile(kind.pattern).groupindex]
+
+    def replace(m: re.Match[str]) -> str:
+        if accept is not None and not accept(m):
+            return m.group()
+        kept = next((m.group(g) for g in keeps if m.group(g) is not None), "")
+        return kept + mark
+
+    return replace
 
 
 def _compile_mask(regex: str) -> re.Pattern[str]:
@@ -162,20 +330,36 @@ def _compile_mask(regex: str) -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=64)
-def canon_for(masks: tuple[str, ...], *, builtin: bool = True) -> Canon:
+def canon_for(masks: tuple[str, ...], *, builtin: bool = True, loose: bool = False) -> Canon:
     """A compiled canonicaliser, shared between calls with the same masks."""
-    return Canon(masks, builtin=builtin)
+    return Canon(masks, builtin=builtin, loose=loose)
 
 
 def shape(canonical: str) -> str:
-    """What a volatile column keeps of a canonical cell: `3 (29s ago)`, `0` and `12` look alike.
+    """What a volatile column keeps of a canonical cell: its words, not its numbers.
 
-    Runs of digits and runs of letters each count as one; punctuation and the
-    kinds of volatile values stay, so `<unknown>` and `0` still differ.
+    Runs of digits count as one and weekday or month names as one another, so
+    `3 (29s ago)`, `0` and `12` look alike, but `deployed` and `failed` beside
+    a timestamp, or `<unknown>` and `0`, still differ.
     """
-    return _LETTERS.sub("a", _DIGITS.sub("0", canonical.replace(_RESTARTS_MARK, "0")))
+    canonical = canonical.replace(_RESTARTS_MARK, "0")
+    if canonical.isdigit():
+        return "0"
+    return _CALENDAR.sub(_NAMED, _DIGITS.sub("0", canonical))
 
 
-def star_names(text: str) -> str:
-    """`shop-api-6d9f8c7b54-qz7xk` as a reader names it in a message: `shop-api-*`."""
-    return _NAME_SUFFIX.sub("-*", text)
+_KIND_NAME = {mark: name for name, mark in _KIND_MARK.items()} | {_RESTARTS_MARK: "restarts", _NAMED: "name"}
+
+
+def describe(canonical: str) -> str:
+    """A canonical string for a reader: each forgiven value shown as its kind, `<timestamp>`."""
+    return "".join(f"<{_KIND_NAME.get(c, 'mask')}>" if "\U00100000" <= c <= "\U001001ff" else c for c in canonical)
+
+
+def star_names(text: str, *, loose: bool = False) -> str:
+    """`shop-api-6d9f8c7b54-qz7xk` as a reader names it in a message: `shop-api-*`.
+
+    `loose` also stars the names an author typed by hand (expected rows).
+    """
+    text = _NAME_SUFFIX.sub("-*", text)
+    return _LOOSE_SUFFIX.sub("-*", text) if loose else text

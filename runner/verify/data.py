@@ -1,0 +1,72 @@
+"""JSON output compared as data: key order is free, values follow the volatile rules (MATCHING.md)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from .values import Mismatch
+from .volatile import Canon
+
+MAX_DETAILS = 50
+_DECODER = json.JSONDecoder()
+
+
+def json_documents(lines: Sequence[str]) -> list | None:
+    """The JSON documents the lines hold one after another (`jq` prints several), or None when they are not JSON."""
+    text = "\n".join(lines).strip()
+    if not text or text[0] not in "{[":
+        return None
+    docs, at = [], 0
+    try:
+        while at < len(text):
+            doc, at = _DECODER.raw_decode(text, at)
+            docs.append(doc)
+            while at < len(text) and text[at] in " \t\n":
+                at += 1
+    except ValueError:
+        return None
+    return docs
+
+
+def compare_json(expected: list, actual: list, canon: Canon, exp_canon: Canon) -> Mismatch | None:
+    """None when the documents hold the same data; else each path that differs."""
+    found: list[str] = []
+    if len(expected) != len(actual):
+        found.append(f"expected {len(expected)} JSON documents, got {len(actual)}")
+    for n, (e, a) in enumerate(zip(expected, actual)):
+        _walk(e, a, f"[{n}]" if len(expected) > 1 else "", None, canon, exp_canon, found)
+    if not found:
+        return None
+    summary = f"JSON differs at {found[0]}" if len(found) == 1 else f"JSON differs in {len(found)} places"
+    if len(found) > MAX_DETAILS:
+        found[MAX_DETAILS:] = [f"... and {len(found) - MAX_DETAILS} more"]
+    return Mismatch(summary, tuple(found))
+
+
+def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, found: list[str]) -> None:
+    here = path or "."
+    if isinstance(e, dict) and isinstance(a, dict):
+        for k in e:
+            if k not in a:
+                found.append(f"{path}.{k}: missing")
+            else:
+                _walk(e[k], a[k], f"{path}.{k}", k, canon, exp_canon, found)
+        found.extend(f"{path}.{k}: unexpected" for k in a if k not in e)
+    elif isinstance(e, list) and isinstance(a, list):
+        if len(e) != len(a):
+            found.append(f"{here}: expected {len(e)} items, got {len(a)}")
+        for i, (x, y) in enumerate(zip(e, a)):
+            _walk(x, y, f"{path}[{i}]", None, canon, exp_canon, found)
+    elif isinstance(e, str) and isinstance(a, str):
+        if _canonical(e, key, exp_canon) != _canonical(a, key, canon):
+            found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
+    elif type(e) is not type(a) or e != a:
+        found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
+
+
+def _canonical(value: str, key: str | None, canon: Canon) -> str:
+    """A string value read with its key in front, so `"timeout": "30s"` stays a setting."""
+    text = json.dumps(value, ensure_ascii=False)
+    if key is not None:
+        text = f"{json.dumps(key, ensure_ascii=False)}: {text}"
+    return canon.one(text.replace("\n", " "))
