@@ -22,7 +22,7 @@ from ..errors import DemorunError, ParseError, WorkshopChanged
 from ..files import rewrite
 from ..model import Expectation
 from ..verify import compare_output, normalise
-from ..verify.text import ELLIPSIS, keys, matchers
+from ..verify.text import ELLIPSIS, align
 from ..verify.volatile import canon_for
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
@@ -96,19 +96,13 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
     if not new:
         return [(False, "")]
     exact = edit.mode == "exact"
-    canon = canon_for(edit.masks, builtin=not exact)
     if len(old) != len(raw):
         return [(False, line) for line in new]
-    if exact:
-        old_keys, new_keys = keys(old, canon, padding=False), keys(new, canon, padding=False)
-        dots = [False] * len(old)
-    else:
-        ms = matchers(old, canon)
-        dots = [line.strip() == ELLIPSIS for line in old]
-        new_keys = keys(new, canon)
-        patterns = [(i, m) for i, m in enumerate(ms) if isinstance(m, re.Pattern)]
-        old_keys = [m if isinstance(m, str) else f"\x00{i}" for i, m in enumerate(ms)]
-        new_keys = [next((f"\x00{i}" for i, p in patterns if p.fullmatch(k)), k) for k in new_keys]
+    # The same keys the verifier diffs, so the lines kept are those the check shows as matching.
+    aligned = align(old, new, canon_for(edit.masks, builtin=not exact), canon_for(edit.masks, loose=True),
+                    exact=exact)
+    old_keys, new_keys = aligned.expected, aligned.actual
+    dots = [not exact and line.strip() == ELLIPSIS for line in old]
     merged: list[tuple[bool, str]] = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
         if tag == "equal":
