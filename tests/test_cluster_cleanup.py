@@ -148,3 +148,66 @@ def test_parallel_check_deletes_named_clusters_in_workers_and_the_rest_at_the_en
     assert standins.clusters() == ["keep-me"]
     assert "deleting k3d cluster demo-a created by " in done.stderr  # named by its command: its worker
     assert "deleting k3d cluster demo-42 created by this check" in done.stderr  # after every worker ended
+
+
+def test_a_config_on_stdin_is_not_read_by_the_runner_and_its_cluster_is_still_found(standins):
+    # A real process whose stdin never ends, like a terminal nobody types into: reading it would hang.
+    read_end, write_end = os.pipe()
+    try:
+        done = subprocess.run([sys.executable, "-m", "runner", "run", standins.copy("stdin-config.md")],
+                              cwd=REPO, stdin=read_end, capture_output=True, text=True, timeout=30)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert standins.clusters() == [] and "deleting k3d cluster from-stdin" in done.stderr
+
+
+def test_a_signal_during_cleanup_waits_for_the_deletion_to_finish(standins, monkeypatch):
+    monkeypatch.setenv("STANDIN_DELETE_DELAY", "1.5")
+    process = subprocess.Popen([sys.executable, "-m", "runner", "run", standins.copy("fails.md")],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not (standins.state / "deleting").exists():
+            assert time.monotonic() < deadline and process.poll() is None, "cleanup never started"
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGTERM)
+        output, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert standins.clusters() == [], output
+    assert "still cleaning up clusters" in output and "deleted k3d cluster demo-a" in output
+    assert process.returncode != 0  # and the run still ends as the signal asked
+
+
+def _guard_env(**options) -> dict[str, str]:
+    from runner.cluster import ClusterGuard, ClusterOptions
+    from runner.model import Plan
+
+    config_env = options.pop("config_env", {})
+    with ClusterGuard(Plan("w.md", ()), ClusterOptions(cleanup=False, **options), config_env=config_env,
+                      announce=print) as guard:
+        return dict(guard.env)
+
+
+def test_present_isolates_only_when_asked(tmp_path):
+    assert _guard_env(isolate=False) == {}
+    isolated = _guard_env(isolate=True)["KUBECONFIG"]
+    assert isolated.endswith("/config") and not Path(isolated).parent.exists()  # gone with the run
+
+
+def test_a_configured_kubeconfig_wins_and_no_isolate_uses_the_given_one(tmp_path):
+    assert _guard_env(config_env={"KUBECONFIG": "/project/kubeconfig"}) == {}
+    seed = tmp_path / "seed"
+    seed.write_text("x")
+    assert _guard_env(isolate=False, kubeconfig=str(seed)) == {"KUBECONFIG": str(seed)}
+
+
+def test_run_quiet_v_streams_the_setup_nobody_would_see(demorun, workshop):
+    file = workshop("```bash\necho from-hidden-setup\n```\n")
+    result = demorun("run", "--quiet", "-v", file)
+    assert result.exit_code == 0 and "\nfrom-hidden-setup\n" in result.output, result.output
+    assert "from-hidden-setup" not in demorun("run", "--quiet", file).output

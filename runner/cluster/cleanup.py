@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine import Listener
-from ..errors import DemorunError
+from ..errors import Aborted, DemorunError
 from ..model import Step, StepResult
 from .names import created_clusters
 
@@ -114,13 +115,17 @@ class ClusterTracker(Listener):
             return ""
 
     def _read(self, name: str) -> str | None:
+        """A config file's text; only a regular file, since /dev/stdin or a FIFO would block the runner."""
         folder = self._expand("$PWD")
         path = Path(folder, name) if folder else Path(name)
         try:
-            with path.open("rb") as fh:
-                return fh.read(CONFIG_MAX).decode("utf-8", "replace")
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
             return None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            return fh.read(CONFIG_MAX).decode("utf-8", "replace")
 
     # At the end.
 
@@ -192,6 +197,10 @@ class ClusterTracker(Listener):
             problem = f"no answer within {DELETE_TIMEOUT:g}s"
         except OSError as exc:
             problem = exc.strerror or str(exc)
+        except BaseException:
+            self.announce(f"stopped while deleting {kind} {', '.join(names)}; "
+                          f"what is left can be deleted with: {_delete_command(provider, names)}")
+            raise
         elapsed = time.monotonic() - started
         if problem:
             self.announce(f"could not delete {kind} {', '.join(names)} ({problem}); "
@@ -237,8 +246,10 @@ def deferred_signals(announce: Callable[[str], None]) -> Iterator[list[int]]:
         return
 
     def hold(signum, frame):
-        if not caught:
-            announce("still cleaning up clusters; stopping now would leave them running. A moment...")
+        if caught:  # asked twice: the person means it
+            raise Aborted("stopped during cluster cleanup")
+        announce("still cleaning up clusters; stopping now would leave them running "
+                 "(Ctrl-C again to stop anyway)...")
         caught.append(signum)
 
     saved = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}

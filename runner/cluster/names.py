@@ -19,6 +19,8 @@ _K3D_SWITCHES = frozenset({"--wait", "--no-lb", "--no-rollback", "--no-image-vol
                            "--kubeconfig-update-default", "--kubeconfig-switch-context", "--verbose",
                            "--trace", "--timestamps", "-h", "--help", "--registry-create"})
 _KIND_SWITCHES = frozenset({"--retain", "-q", "--quiet", "-h", "--help"})
+# `<<'EOF'`, `2>/dev/null`, `>out`, `&>log`: never a cluster's name.
+_REDIRECTION = re.compile(r"""(?:(?<=\s)\d+|&)?(?:<<<|<<-?|>>|<>|>&|<&|>\||[<>])\s*(?:'[^']*'|"[^"]*"|[^\s;&|()]+)""")
 _TOP_NAME = re.compile(r"^name:\s*(.*)$")
 _META_NAME = re.compile(r"^\s+name:\s*(.*)$")
 
@@ -48,7 +50,7 @@ def _simple_commands(command: str) -> list[list[str]]:
     """The words of each simple command, continuation lines joined, comments dropped."""
     commands: list[list[str]] = []
     for line in command.replace("\\\n", " ").splitlines():
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+        lexer = shlex.shlex(_REDIRECTION.sub(" ", line), posix=True, punctuation_chars=";&|()")
         lexer.whitespace_split = True
         try:
             tokens = list(lexer)

@@ -69,6 +69,8 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     with checking(plan, config, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
                   listeners=[shown] if shown else []) as engine, \
             shown or nullcontext(), interrupts(lambda: engine.session):
+        if shown:
+            shown.redact = lambda text: engine.seen_redactor()(text)
         results = engine.run_all()
         found = engine.redactor().secrets
     return FileCheck(FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan),

@@ -44,6 +44,8 @@ class Progress(Listener):
         self.terminal = _is_terminal(self.err) if terminal is None else terminal
         self.follow = follow  # steps someone already sees (run's SHOW sections) need no status
         self.interval = interval
+        self.redact: Callable[[str], str] = lambda text: text  # streamed output may hold secrets
+        self._pending = b""  # streamed output up to its next newline: secrets are masked whole lines at a time
         self._lock = threading.Lock()
         self._current: tuple[Step, float] | None = None
         self._drawn = False
@@ -62,8 +64,7 @@ class Progress(Listener):
             return
         self._end()
         if self.verbose:
-            self._write_out(f"$ {step.text.rstrip()}\n".encode("utf-8", "replace"))
-            self._write_out(f"  [{step.loc}]\n".encode())
+            self._write_out(f"$ {self.redact(step.text.rstrip())}\n  [{step.loc}]\n".encode("utf-8", "replace"))
             return
         with self._lock:
             self._current = (step, time.monotonic())
@@ -73,12 +74,21 @@ class Progress(Listener):
 
     def on_output(self, step: Step, chunk: bytes) -> None:
         if self.verbose and self.follow(step):
-            self._write_out(chunk)
+            lines, newline, self._pending = (self._pending + chunk).rpartition(b"\n")
+            if newline:
+                self._stream(lines + newline)
 
     def on_step_done(self, result: StepResult) -> None:
         self._end()
-        if self.verbose and self.follow(result.step) and not self._at_line_start:
-            self._write_out(b"\n")
+        if self.verbose and self.follow(result.step):
+            pending, self._pending = self._pending, b""
+            self._stream(pending)
+            if not self._at_line_start:
+                self._write_out(b"\n")
+
+    def _stream(self, data: bytes) -> None:
+        if data:
+            self._write_out(self.redact(data.decode("utf-8", "replace")).encode("utf-8", "replace"))
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         """Someone else is about to print: take the status line away first."""
