@@ -80,3 +80,11 @@ def test_check_v_streams_output_through_the_cli(demorun, workshop):
     assert result.exit_code == 0
     assert "$ echo streamed-output\n" in result.output and "\nstreamed-output\n" in result.output
     assert "streamed-output" not in demorun("check", file).output
+
+
+def test_check_v_masks_secrets_in_what_it_streams(demorun, workshop):
+    file = workshop("```bash\nexport API_TOKEN=s3cret-value\necho \"token is $API_TOKEN\"\n## token is ***\n```\n")
+    result = demorun("check", "-v", file)
+    assert result.exit_code == 0, result.output
+    assert "token is ***" in result.output
+    assert result.output.count("s3cret-value") == 1  # only in the command, which is the workshop's own text
