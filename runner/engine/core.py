@@ -209,10 +209,6 @@ class Engine:
         self.secrets.read(self.session)
         return self.secrets.redactor
 
-    def seen_redactor(self) -> Redactor:
-        """Masks the secrets seen so far without asking the session, so it is safe while a command runs."""
-        return Redactor(self._secrets)
-
     def _exists(self, step: Step) -> bool:
         """Unknown `@name` directives usually come from a presenter's init file: warn once."""
         name = step.text.split()[0] if step.text.split() else step.text

@@ -70,7 +70,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
                   listeners=[shown] if shown else []) as engine, \
             shown or nullcontext(), interrupts(lambda: engine.session):
         if shown:
-            shown.redact = lambda text: engine.seen_redactor()(text)
+            shown.redact = lambda text: engine.secrets.redactor(text)  # seen so far; asks nobody mid-command
         results = engine.run_all()
         found = engine.redactor().secrets
     return FileCheck(FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan),
