@@ -194,3 +194,36 @@ def test_a_worker_that_dies_is_an_error_for_its_file_only(demorun, workshop):
     assert result.exit_code == 2, result.output
     assert re.search(r"^ERROR .*b\.md +not checked: .*b\.md: its worker process ended unexpectedly", result.output, re.M)
     assert len(re.findall(r"^PASS .*1 passed", result.output, re.M)) == 3  # a, c and d, after b
+
+
+
+_STUBBORN = """
+import os, signal, sys, time
+from runner.modes.parallel import ordered_map
+
+def work(item):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a cleanup that takes its time
+    open(f"{sys.argv[1]}/started{item}", "w").close()
+    time.sleep(60)
+
+try:
+    list(ordered_map(work, [0, 1], 2, lambda item, why: why))
+except BaseException as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_asking_again_while_workers_clean_up_ends_them_at_once(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", _STUBBORN, str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len(list(tmp_path.glob("started*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)  # the workers are asked to stop, and take their time
+    time.sleep(1.0)
+    assert proc.poll() is None
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - started < 10
+    assert out.strip() == "Aborted terminated", err

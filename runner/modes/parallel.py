@@ -24,8 +24,9 @@ from typing import TypeVar
 from ..errors import Aborted, DemorunError
 
 T = TypeVar("T")
-# A stopped worker cleans up its session (EXIT traps get a few seconds) before it is killed.
-STOP_GRACE = 15.0
+# A stopped worker ends its session, whose EXIT traps get a minute (a cluster to delete), then its
+# own cleanup of clusters; only then is it killed. Another Ctrl-C or SIGTERM kills at once.
+STOP_GRACE = 120.0
 _PR_SET_PDEATHSIG = 1
 
 
@@ -58,7 +59,7 @@ def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
     todo.reverse()
     done: dict[int, object] = {}
     yielded = 0
-    with _passing_signals_on(workers):
+    with _passing_signals_on(workers) as signals:
         try:
             for _ in range(min(jobs, len(items))):
                 ours, theirs = context.Pipe()
@@ -93,6 +94,7 @@ def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
                     done[index] = payload
                     _give(worker, todo)
         finally:
+            signals["stopping"] = True
             _stop(workers)
 
 
@@ -154,7 +156,15 @@ def _stop(workers: list[_Worker]) -> None:
         worker.conn.close()
 
 
+def _kill_all(workers: list[_Worker]) -> None:
+    """Asked again while stopping: no more waiting for cleanups."""
+    for worker in workers:
+        _signal(worker, signal.SIGKILL)
+
+
 def _signal(worker: _Worker, signum: int) -> None:
+    if worker.process.exitcode is not None:  # reaped: its pid may be another process's by now
+        return
     try:
         os.kill(worker.process.pid, signum)
     except (ProcessLookupError, TypeError):
@@ -162,11 +172,18 @@ def _signal(worker: _Worker, signum: int) -> None:
 
 
 @contextmanager
-def _passing_signals_on(workers: list[_Worker]) -> Iterator[None]:
-    """SIGINT goes on to the workers (a second within 5 s also stops this process); SIGTERM stops all."""
-    state = {"last": 0.0}
+def _passing_signals_on(workers: list[_Worker]) -> Iterator[dict]:
+    """SIGINT goes on to the workers (a second within 5 s also stops this process); SIGTERM stops all.
+
+    Once the workers are being stopped (each has had its SIGTERM and cleans up), either one
+    kills them instead of cutting this process's wait short and leaving them behind.
+    """
+    state = {"last": 0.0, "stopping": False}
 
     def on_int(signum, frame):
+        if state["stopping"]:
+            _kill_all(workers)
+            return
         for worker in workers:
             if worker.item is not None:
                 _signal(worker, signal.SIGINT)
@@ -176,12 +193,15 @@ def _passing_signals_on(workers: list[_Worker]) -> Iterator[None]:
         state["last"] = now
 
     def on_term(signum, frame):
-        raise Aborted("terminated")
+        if state["stopping"]:
+            _kill_all(workers)
+        else:
+            raise Aborted("terminated")
 
     old_int = signal.signal(signal.SIGINT, on_int)
     old_term = signal.signal(signal.SIGTERM, on_term)
     try:
-        yield
+        yield state
     finally:
         signal.signal(signal.SIGINT, old_int)
         signal.signal(signal.SIGTERM, old_term)
