@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
@@ -22,7 +23,7 @@ MASK = "***"
 # Shorter values are too common ("1", "yes", "dev") to mask without hiding real output (README.md).
 MIN_SECRET_LENGTH = 4
 # What a terminal draws nothing for: CSI (colours), OSC (titles, links), and two-byte escapes.
-_ESCAPE = r"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~])"
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]")
 
 
 def is_secret_name(name: str, extra_names: Iterable[str] = ()) -> bool:
@@ -54,33 +55,31 @@ class Redactor:
     """Replaces every occurrence of any secret with ***, trying the longest secret first.
 
     Longest first, so that a secret containing another is masked whole rather
-    than leaving its tail visible. In text with terminal escapes, a secret with
-    escapes between its characters (`grep --color` marking a match inside it)
-    is masked whole, escapes included.
+    than leaving its tail visible. In text with terminal escapes, secrets are
+    looked for in the text the terminal draws, so one with escapes between its
+    characters (`grep --color` marking a match inside it) is masked whole,
+    escapes included; linear in the text, whatever the secrets' length.
     """
 
-    __slots__ = ("_ordered", "_pattern", "_through_escapes", "secrets")
+    __slots__ = ("_pattern", "secrets")
 
     def __init__(self, secrets: Iterable[str] = ()):
         found = {v for s in secrets for v in _variants(s) if len(v) >= MIN_SECRET_LENGTH}
         self.secrets = frozenset(found)
-        self._ordered = sorted(found, key=lambda s: (-len(s), s))
-        self._pattern = re.compile("|".join(map(re.escape, self._ordered))) if self._ordered else None
-        self._through_escapes: re.Pattern[str] | None = None  # built when first needed
-
-    def _pattern_for(self, text: str) -> re.Pattern[str] | None:
-        if self._pattern is None or ("\x1b" not in text and "\x9b" not in text):
-            return self._pattern
-        if self._through_escapes is None:
-            self._through_escapes = re.compile("|".join(
-                f"{_ESCAPE}*".join(map(re.escape, secret)) for secret in self._ordered))
-        return self._through_escapes
+        ordered = sorted(found, key=lambda s: (-len(s), s))
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
 
     def __call__(self, text: str) -> str:
-        if not text:
+        if self._pattern is None or not text:
             return text
-        pattern = self._pattern_for(text)
-        return text if pattern is None else pattern.sub(MASK, text)
+        if "\x1b" not in text and "\x9b" not in text:
+            return self._pattern.sub(MASK, text)
+        pieces, pos = [], 0
+        for start, end in self.spans(text):
+            pieces += [text[pos:start], MASK]
+            pos = end
+        pieces.append(text[pos:])
+        return "".join(pieces)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -90,8 +89,32 @@ class Redactor:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where secrets occur in text, in order and without overlap, as (start, end)."""
-        pattern = self._pattern_for(text)
-        return [] if pattern is None else [m.span() for m in pattern.finditer(text)]
+        if self._pattern is None:
+            return []
+        if "\x1b" not in text and "\x9b" not in text:
+            return [m.span() for m in self._pattern.finditer(text)]
+        # The text without its escapes, and where each piece of it starts in both.
+        drawn_at: list[int] = []
+        text_at: list[int] = []
+        pieces: list[str] = []
+        pos = length = 0
+        for m in _ESCAPES.finditer(text):
+            if m.start() > pos:
+                drawn_at.append(length)
+                text_at.append(pos)
+                pieces.append(text[pos:m.start()])
+                length += m.start() - pos
+            pos = m.end()
+        drawn_at.append(length)
+        text_at.append(pos)
+        pieces.append(text[pos:])
+
+        def in_text(i: int) -> int:
+            k = bisect_right(drawn_at, i) - 1
+            return text_at[k] + i - drawn_at[k]
+
+        return [(in_text(m.start()), in_text(m.end() - 1) + 1)
+                for m in self._pattern.finditer("".join(pieces))]
 
 
 def masked_as_shown(output: str, redact: Callable[[str], str]) -> str:

@@ -273,3 +273,10 @@ def test_masked_as_shown_catches_a_secret_only_the_terminal_puts_together():
     assert redact("tok-abcd-0000\b\b\b\b9999") == "tok-abcd-0000\b\b\b\b9999"
     assert masked_as_shown("id: tok-abcd-0000\b\b\b\b9999\r\n", redact) == f"id: {MASK}"
     assert masked_as_shown("tok-abcd-\x1b[32m9999\x1b[0m\r\n", redact) == MASK
+
+
+def test_a_long_secret_split_by_escapes_is_masked_whole():
+    key = "".join(f"{i:05d}" for i in range(4000))  # a 20 KB value, a certificate say
+    redact = Redactor([key])
+    shown = "cert: " + key[:7000] + "\x1b[31m" + key[7000:7001] + "\x1b[0m" + key[7001:] + "\x1b[K\n"
+    assert redact(shown) == f"cert: {MASK}\x1b[K\n"
