@@ -134,11 +134,14 @@ class _Variables(Protocol):
     def functions(self) -> list[str]: ...
 
 
-# Builtins through which a command can set or drop variables whose names it does not spell out.
+# Commands that can set variables whose names they do not spell out: running code (`source`, `.`,
+# `eval`), or a builtin given a computed name (`export $(cat creds.env)`, `declare "$k=$v"`,
+# `read -r "$name"`). `export KUBECONFIG=$PWD/k` names its variable, so it needs no read.
 _SETS_VARIABLES = re.compile(
-    r"(?<![\w.$/-])(?:source|eval|read|export|declare|typeset|local|readonly|mapfile|readarray|unset"
-    r"|exit|logout|exec)(?![\w.-])|(?<![\w.$/-])printf\s+-v|(?:^|[\s;&|({])\.\s")
-# Builtins after which the values are gone: read them before such a command runs.
+    r"(?<![\w.$/-])(?:source|eval|exec)(?![\w.-])|(?:^|[\s;&|({])\.\s"
+    r"|(?<![\w.$/-])(?:export|declare|typeset|local|readonly|read|mapfile|readarray)(?![\w.-])"
+    r"[^;&|\n]*?\s[\"']?[$`]"
+    r"|(?<![\w.$/-])printf\s+-v\s*[\"']?[$`]")
 _DROPS_VARIABLES = re.compile(r"(?<![\w.$/-])(?:unset|exit|logout|exec)(?![\w.-])")
 _FUNCTION_DEFINITION = re.compile(
     r"(?:^|[\s;&|({])(?:function\s+([^\s(){};&|]+)|([A-Za-z_][\w:.-]*)\s*\(\s*\))")
@@ -149,11 +152,12 @@ class SecretTracker:
     """The secret values a session has held, read whenever a command may have changed them.
 
     Decided once per plan: a command is followed by a read if it names a secret,
-    uses a builtin that sets variables by indirection (`export $(cat f)`,
-    `source`, `read`, `eval`, `declare`...) or calls a function (defined in the
-    workshop, or found in the shell after a read); it is preceded by one if it
-    can drop variables (`unset`, `exit`, `exec`), and the first command is preceded
-    by one for what the environment brought. Reading costs one round trip to bash.
+    runs code (`source`, `eval`), sets variables whose names it computes
+    (`export $(cat f)`) or calls a function (defined in the workshop, or found
+    in the shell after a read); it is preceded by one if it can drop variables
+    (`unset`, `exit`, `exec`), and the first command is preceded by one for what
+    the environment brought. Other commands cost nothing; a read, two round
+    trips to bash.
     """
 
     def __init__(self, steps: Sequence[Step], extra_names: Sequence[str] = ()):
