@@ -2,10 +2,18 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 import time
+import uuid
+from pathlib import Path
 
-from conftest import command_step
+import pytest
+from conftest import REPO, command_step
 
 from runner.model import Status, StepResult, Verdict
 from runner.report.progress import Progress, one_line
@@ -88,3 +96,31 @@ def test_check_v_masks_secrets_in_what_it_streams(demorun, workshop):
     assert result.exit_code == 0, result.output
     assert "token is ***" in result.output
     assert result.output.count("s3cret-value") == 1  # only in the command, which is the workshop's own text
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_check_shows_a_live_status_line_in_a_real_terminal(tmp_path):
+    file = tmp_path / "slow.md"
+    file.write_text("```bash\nsleep 2.5\n```\n")
+    server = f"demorun-progress-{uuid.uuid4().hex[:12]}"
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", server, "-f", "/dev/null", *args], check=True,
+                              capture_output=True, text=True).stdout
+
+    command = shlex.join([sys.executable, "-m", "runner", "check", str(file)])
+    tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "20", "bash", "--norc", "--noprofile", "-c",
+         f"cd {shlex.quote(str(REPO))} && {command}; echo EXITED=$?; sleep 600")
+    try:
+        seen: list[str] = []
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not any("EXITED=" in s for s in seen):
+            seen.append(tmux("capture-pane", "-p", "-t", "t"))
+            time.sleep(0.1)
+    finally:
+        subprocess.run(["tmux", "-L", server, "kill-server"], capture_output=True)
+        (Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / server).unlink(missing_ok=True)
+    status = [s for s in seen if re.search(r"[1-2]\.\ds  \S*slow\.md:2  sleep 2\.5", s)]
+    assert status, seen[-1]
+    assert "EXITED=0" in seen[-1] and "sleep 2.5" not in seen[-1]  # the line is gone at the end
