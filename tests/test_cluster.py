@@ -84,3 +84,8 @@ def test_requires_on_the_command_line_adds_tools(demorun, workshop, tmp_path):
 def test_a_running_engine_lets_the_run_start(demorun, standins, workshop):
     ran = demorun("run", workshop("<!-- @requires k3d kubectl docker -->\n```bash\necho ran\n```\n"))
     assert ran.exit_code == 0 and "ran" in ran.output, ran.output
+
+
+def test_kind_told_to_use_podman_needs_podman(standins):
+    problem = preflight.engine_problem(["kind"], {"PATH": str(standins.bin), "KIND_EXPERIMENTAL_PROVIDER": "podman"})
+    assert problem == ("podman", "`podman` is not on PATH (install Podman: https://podman.io/docs/installation)")

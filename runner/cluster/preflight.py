@@ -102,7 +102,7 @@ def engine_problem(users: Sequence[str], env: Mapping[str, str]) -> tuple[str, s
     client = shutil.which(engine, path=path)
     if client is None:
         if engine != "docker":
-            return engine, None  # listed as a missing tool already, or not needed by name
+            return engine, f"`{engine}` is not on PATH ({HINTS.get(engine, 'install it')})"
         return engine, _ping_socket(_docker_socket(env))
     keys = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "CONTAINER_HOST", "HOME")
     return engine, _ask_engine(client, tuple((k, env[k]) for k in keys if k in env))

@@ -46,11 +46,11 @@ class Progress(Listener):
         self.interval = interval
         self.redact: Callable[[str], str] = lambda text: text  # streamed output may hold secrets
         self._pending = b""  # streamed output up to its next newline: secrets are masked whole lines at a time
-        self._lock = threading.Lock()
+        self._wake = threading.Condition()  # guards the fields below and every write to `err`
         self._current: tuple[Step, float] | None = None
         self._drawn = False
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None  # one for the whole run, asleep between commands
         self._at_line_start = True
 
     def __enter__(self) -> Progress:
@@ -62,15 +62,18 @@ class Progress(Listener):
     def on_step_start(self, index: int, step: Step) -> None:
         if not self.follow(step):
             return
-        self._end()
+        self._idle()
         if self.verbose:
             self._write_out(f"$ {self.redact(step.text.rstrip())}\n  [{step.loc}]\n".encode("utf-8", "replace"))
             return
-        with self._lock:
+        with self._wake:
+            if self._closed:
+                return
             self._current = (step, time.monotonic())
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._tick, name="demorun-progress", daemon=True)
-        self._thread.start()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._tick, name="demorun-progress", daemon=True)
+                self._thread.start()
+            self._wake.notify()
 
     def on_output(self, step: Step, chunk: bytes) -> None:
         if self.verbose and self.follow(step):
@@ -79,7 +82,7 @@ class Progress(Listener):
                 self._stream(lines + newline)
 
     def on_step_done(self, result: StepResult) -> None:
-        self._end()
+        self._idle()
         if self.verbose and self.follow(result.step):
             pending, self._pending = self._pending, b""
             self._stream(pending)
@@ -92,29 +95,39 @@ class Progress(Listener):
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         """Someone else is about to print: take the status line away first."""
-        with self._lock:
+        with self._wake:
             self._clear()
 
     def close(self) -> None:
-        self._end()
-
-    def _end(self) -> None:
-        self._stop.set()
-        thread, self._thread = self._thread, None
+        with self._wake:
+            self._closed = True
+            self._current = None
+            self._clear()
+            self._wake.notify()
+            thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join()
-        with self._lock:
+
+    def _idle(self) -> None:
+        """No command is running: the status line goes, the ticker sleeps until the next one."""
+        with self._wake:
             self._current = None
             self._clear()
 
     def _tick(self) -> None:
-        reported = 0  # "still running" lines printed for this command
-        frame = 0
-        while not self._stop.wait(TICK if self.terminal else min(self.interval, 1.0)):
-            with self._lock:
+        watched: tuple[Step, float] | None = None
+        reported = frame = 0  # "still running" lines printed for the command watched; spinner position
+        with self._wake:
+            while not self._closed:
                 if self._current is None:
-                    return
-                step, started = self._current
+                    self._wake.wait()
+                    continue
+                if self._current is not watched:
+                    watched, reported = self._current, 0
+                self._wake.wait(TICK if self.terminal else min(self.interval, 1.0))
+                if self._current is not watched or self._closed:
+                    continue
+                step, started = watched
                 elapsed = time.monotonic() - started
                 if self.terminal:
                     if elapsed >= SHOW_AFTER:
