@@ -163,10 +163,13 @@ def test_prompt_markers_cannot_be_faked_by_printing_them(session):
     assert outcome.output.count("\x1e") == 6
 
 
-def test_prompt_variables_are_protected(session):
-    outcome = session.run("PS1='$ '")
-    assert "readonly" in outcome.output
+@pytest.mark.parametrize("setting", ["PS1='$ '", "PS2='> '", "PS0='run: '", "PS1='$ ' PS2='> '; export PS1"])
+def test_prompt_variables_can_be_set_and_the_markers_stay(session, setting):
+    outcome = session.run(setting)
+    assert (outcome.output, outcome.status) == ("", 0)
     assert out(session, "echo fine") == "fine\n"
+    assert out(session, "for i in 1 2\ndo echo $i\ndone") == "1\n2\n"
+    assert out(session, "env | grep -c '^PS1=' || true") == "0\n"
 
 
 def test_exit_reports_status_and_ends_the_session(session):

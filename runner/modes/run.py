@@ -64,6 +64,8 @@ class ReplayListener(Listener):
             del self.hidden_output[:-65536]
 
     def on_step_done(self, result: StepResult) -> None:
+        if result.outcome is not None and result.outcome.recovery:
+            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
         if result.verdict.status is not Status.FAIL:
             return
         step = result.step
@@ -117,6 +119,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             results = engine.run_all()
             redact = engine.redactor()
     finally:
+        screen.restore_modes()
         if recorder:
             recorder.close(redact)
 

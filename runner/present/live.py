@@ -105,6 +105,10 @@ class LiveListener(Listener):
         if self.visible:
             self.screen.write(chunk)
 
+    def on_step_done(self, result: StepResult) -> None:
+        if result.outcome is not None and result.outcome.recovery:
+            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
+
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         self.screen.notice(f"{loc}: {message}")
 
@@ -487,6 +491,7 @@ def _ending_signals() -> Iterator[None]:
 
 def _restore_terminal(screen: Screen) -> None:
     with suppress(OSError, ValueError):
+        screen.restore_modes()
         screen.out.write(TERMINAL_RESET.encode())
         screen.out.flush()
 

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO
 
+from ..session.term_modes import TerminalModes
+
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 RED, YELLOW, GREEN = "\x1b[31m", "\x1b[33m", "\x1b[32m"
@@ -40,6 +42,7 @@ class Screen:
         self.raw_mode = False  # the live presenter sets this while the terminal is raw
         self.at_line_start = True
         self._tail = b"\n\n"  # the last two bytes shown, carriage returns aside: is a blank line above?
+        self.modes = TerminalModes()  # what commands' output switched on in the user's terminal
 
     def write(self, data: bytes | str) -> None:
         raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
@@ -51,6 +54,14 @@ class Screen:
             self.record(raw)
         self.at_line_start = raw.endswith(b"\n")
         self._tail = (self._tail + raw.replace(b"\r", b""))[-2:]
+        self.modes.feed(raw)
+
+    def restore_modes(self) -> None:
+        """Back to the normal screen, a visible cursor and letters, if output switched them off."""
+        reset = self.modes.restore()
+        if reset:
+            self.out.write(reset)
+            self.out.flush()
 
     def style(self, text: str, *codes: str) -> str:
         return "".join(codes) + text + RESET if self.color and codes else text

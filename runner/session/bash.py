@@ -4,7 +4,6 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
-import select
 import shlex
 import signal
 import termios
@@ -22,6 +21,7 @@ from . import processes
 from .pty_io import (
     CANONICAL_LINE_MAX,
     CONTINUE,
+    DONE,
     ENDED,
     LEFT,
     OUTPUT,
@@ -30,9 +30,11 @@ from .pty_io import (
     Output,
     Scanner,
     ansi_c,
+    prompt_status,
     raw_input_attrs,
     set_nonblocking,
     special_bytes,
+    wait_ready,
 )
 
 INTERRUPT_GRACE = 2.0  # after Ctrl-C, time for the command to give the prompt back
@@ -43,6 +45,8 @@ FORK_PATIENCE = 0.02
 # A job can end on its own just as SIGINT is sent (a fast command in a loop); while the prompt
 # has not come back, a job that took the terminal since the last SIGINT gets one too.
 REINTERRUPT_EVERY = 0.05
+# Unattended, bash with no prompt seen for this long and reading its terminal lost its prompt.
+IDLE_AFTER = 1.0
 KILL_GRACE = 2.0  # after SIGKILL of the command, time for bash to notice
 EXIT_GRACE = 60.0  # `exit` at close: time for EXIT traps, a workshop's cleanup (deleting its cluster, say)
 START_TIMEOUT = 10.0
@@ -65,15 +69,20 @@ class Reply:
 
 def internal_line(body: str) -> bytes:
     """A line of the session's own: silent under `set -x`, and $? survives it (even under `set -e`)."""
-    return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && :; } 2>/dev/null </dev/null\n').encode()
+    return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && \\builtin :; } 2>/dev/null </dev/null\n').encode()
 
 
 def _default_signals() -> None:
-    """In the child before exec: Python ignores SIGPIPE, and ignored signals would pass to bash and
-    every command (`yes | head` would complain of a broken pipe)."""
-    for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ"):
+    """In the child before exec: ignored or blocked signals would pass to bash and every command.
+
+    Python ignores SIGPIPE (`yes | head` would complain of a broken pipe); a demorun started in
+    the background by a non-interactive shell has SIGINT and SIGQUIT ignored, and then Ctrl-C
+    at a timeout or @stop-after could not interrupt anything.
+    """
+    for name in ("SIGPIPE", "SIGXFZ", "SIGXFSZ", "SIGINT", "SIGQUIT"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 def _reap(child: pexpect.spawn, pid: int, mark: str) -> None:
@@ -120,16 +129,24 @@ class Bash:
             self.terminals = ("/dev/tty",)
         self.alive = True
         self.clean = True  # at a prompt with nothing of ours pending
+        self.guard = False  # output can follow the next command (jobs, PROMPT_COMMAND): frame it guarded
         self.exit_status: int | None = None
         m = self.markers
+        b = "\\builtin "  # a workshop's functions and aliases never stand in for the session's own words
         init = "; ".join([
-            "unset PROMPT_COMMAND MAILCHECK HISTFILE", "set +o histexpand +o history", "history -c", "__dr_i=",
-            f"PS0={ansi_c(m.ps0)}", f"PS1={ansi_c(m.ps1)}", f"PS2={ansi_c(m.ps2)}",
-            "export -n PS0 PS1 PS2", "readonly PS0 PS1 PS2", '__dr_ret() { return "$1"; }',
-            f"BASH_ARGV0={shlex.quote(argv0)}", "set -- " + " ".join(shlex.quote(a) for a in args),
+            f"{b}unset PROMPT_COMMAND MAILCHECK HISTFILE", f"{b}set +o histexpand +o history", f"{b}history -c",
+            "__dr_i=", f"__dr_p0={ansi_c(m.ps0)}", f"__dr_p1={ansi_c(m.ps1)}", f"__dr_p2={ansi_c(m.ps2)}",
+            "PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2", f"{b}export -n PS0 PS1 PS2",
+            f'__dr_ret() {{ {b}return "$1"; }}',
+            # After a guarded command: the DONE marker, and demorun's prompts back if it set its own.
+            f'__dr_g() {{ [[ $PS0 == "$__dr_p0" && $PS1 == "$__dr_p1" && $PS2 == "$__dr_p2" ]] || '
+            f'{{ PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2; {b}export -n PS0 PS1 PS2; }}; '
+            f'{m.printf_done()} >&2; {b}return "$1"; }}',
+            f"{b}readonly __dr_p0 __dr_p1 __dr_p2", f"{b}readonly -f __dr_ret __dr_g",
+            f"BASH_ARGV0={shlex.quote(argv0)}", f"{b}set -- " + " ".join(shlex.quote(a) for a in args),
         ])
         token = secrets.token_hex(8)
-        line = (init + f"; printf %s {token}\n").encode("utf-8", "surrogateescape")
+        line = (init + f"; {b}printf %s {token}\n").encode("utf-8", "surrogateescape")
         try:
             if len(line) > CANONICAL_LINE_MAX or len(line.translate(None, self.special)) != len(line):
                 self.set_tty(raw_input_attrs(self.baseline))  # long or odd arguments: byte for byte
@@ -148,7 +165,7 @@ class Bash:
             try:
                 view = view[os.write(self.fd, view):]
             except BlockingIOError:
-                select.select([], [self.fd], [], 1.0)
+                wait_ready([], [self.fd], 1.0)
 
     def request_interrupt(self) -> None:
         """Asks exchange() to interrupt the command: one write, so safe in a signal handler."""
@@ -176,7 +193,7 @@ class Bash:
                 return group
             if time.monotonic() >= deadline:
                 break
-            select.select([], [], [], 0.002)
+            time.sleep(0.002)
         self._ctrl_c()  # bash itself is busy (a loop of builtins, say)
         return self.pid
 
@@ -262,7 +279,7 @@ class Bash:
         text = bytearray()
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select(self._watched, [], [], left)
+            ready = wait_ready(self._watched, [], left)
             data = self._read() if self.fd in ready else None
             if data == b"" or self._pidfd in ready:
                 self._died(Output())
@@ -283,7 +300,7 @@ class Bash:
         token = secrets.token_hex(8)
         if interrupt:
             self.interrupt()
-        self.send(internal_line(f"{body}; printf %s {token}"))
+        self.send(internal_line(f"{body}; \\builtin printf %s {token}"))
         try:
             self._await(token, INTERRUPT_GRACE, "bash did not come back to its prompt")
         except SessionError:
@@ -306,14 +323,15 @@ class Bash:
     def exchange(self, chunks: deque[bytes], deadline: float, *,
                  on_output: Callable[[bytes], None] | None = None, stdin_fd: int | None = None,
                  settled: list | None = None, escalate: bool = True,
-                 keys_filter: Callable[[bytes], bytes] | None = None) -> Reply:
+                 keys_filter: Callable[[bytes], bytes] | None = None, watch_idle: bool = False) -> Reply:
         """Feeds a command to bash line by line as it asks for more, and reads until its prompt.
 
         Only the unread tail is searched for markers, so long output stays linear. `settled`
         are the pty modes to restore once bash has read the command (it was sent byte for byte).
         Past the deadline: Ctrl-C, then SIGKILL of the command, then the shell must be replaced.
         Keys from `stdin_fd` pass through `keys_filter`; what it let through and nobody read is
-        dropped when the command ends.
+        dropped when the command ends. With `watch_idle`, bash sitting at its input with no
+        prompt seen (its stderr sent elsewhere, its prompt replaced) is noticed and repaired.
         """
         self.clean = False
         self._drain_wake()
@@ -325,6 +343,8 @@ class Bash:
         stage, note = Escalation.NONE, None
         interrupted = False
         target, recheck = 0, float("inf")  # the group last sent SIGINT, and when to look again
+        idle_check = time.monotonic() + IDLE_AFTER if watch_idle else float("inf")
+        done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
         forward: int | None = None
         forwarded = False
         watching = self._watched + [self._wake]
@@ -349,7 +369,7 @@ class Bash:
                     continue
                 return Reply(started, None, output.text(), bytes(before).decode("utf-8", "replace"),
                              stage=Escalation.REPLACED, stuck=stuck, note=note)
-            if pending:  # write at once; select for room only when the pty's buffer is full
+            if pending:  # write at once; wait for room only when the pty's buffer is full
                 try:
                     del pending[:os.write(fd, pending)]
                 except BlockingIOError:
@@ -358,9 +378,12 @@ class Bash:
                 if self._foreground() != target or processes.sigint_lost(target):
                     target = self.interrupt()
                 recheck = time.monotonic() + REINTERRUPT_EVERY
+            if now >= idle_check:
+                repaired = self._repair_prompt()
+                note = repaired or note
+                idle_check = float("inf") if repaired else now + IDLE_AFTER  # repaired once at most
             watched = watching if forward is None else watching + [forward]
-            ready, _, _ = select.select(watched, [fd] if pending else [], [],
-                                        max(0.0, min(deadline, recheck) - now))
+            ready = wait_ready(watched, [fd] if pending else [], min(deadline, recheck, idle_check) - now)
             if self._wake in ready and self._drain_wake():
                 interrupted = True
                 target, recheck = self.interrupt(), time.monotonic() + REINTERRUPT_EVERY
@@ -376,9 +399,11 @@ class Bash:
                 pending += keys
                 forwarded = forwarded or bool(keys)
             data = self._read() if fd in ready else None
+            if data and idle_check != float("inf"):
+                idle_check = time.monotonic() + IDLE_AFTER
             for kind, payload in self._scanner.feed(data) if data else ():
                 if kind == OUTPUT:
-                    if started:
+                    if started and done is None:
                         output.append(payload)
                         if on_output is not None:
                             on_output(payload)
@@ -404,18 +429,38 @@ class Bash:
                         settled = None
                     self._ctrl_c()  # bash is reading, not running anything
                     deadline = min(deadline, now + INTERRUPT_GRACE)
+                elif kind == DONE and started and done is None:
+                    done = int(payload) if payload.isdigit() else None
                 elif kind == ENDED:
                     self.clean = True
+                    status, self.guard = prompt_status(payload)
                     if forwarded:
                         self.flush_input()
                     if (stage or interrupted) and not stuck and not self._sound_after_interrupt():
                         stage = Escalation.REPLACED
-                    return Reply(started, int(payload) if payload.isdigit() else None, output.text(),
+                    return Reply(started, status if done is None else done, output.text(),
                                  bytes(before).decode("utf-8", "replace"), stage=stage, stuck=stuck, note=note)
             if data == b"" or self._pidfd in ready:
                 status = self._died(output if started else Output())
                 return Reply(started, status, output.text(), bytes(before).decode("utf-8", "replace"),
                              stage=stage, stuck=stuck, died=True, note=note)
+
+    def _repair_prompt(self) -> str | None:
+        """bash waits for input but printed no prompt: the last command sent its stderr (where
+        prompts go) away or replaced PS1. Puts both back and says so; None if bash is busy.
+
+        Unattended commands read /dev/null, so bash itself reading the terminal is at its prompt.
+        """
+        if self._foreground() != self.pid or not processes.reading_terminal(self.pid):
+            return None
+        if wait_ready([self.fd], [], 0):  # bash blocked after writing this: its prompt may be in it
+            return None
+        lost = not processes.is_terminal(self.pid, 2, self.terminals[1:])
+        self.send(f'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n'.encode())
+        if lost:
+            return ("the command sent the shell's stderr away (exec 2>...), where bash prints its prompts; "
+                    "demorun sent it back to the terminal")
+        return "bash printed no prompt after the command (PS1 replaced?); demorun restored its own"
 
     def _collect(self, data: bytes, output: Output, started: bool) -> None:
         for kind, payload in self._scanner.feed(data):
@@ -448,7 +493,7 @@ class Bash:
         source: int | None = stdin_fd
         while True:
             watched = self._watched if source is None else self._watched + [source]
-            ready, _, _ = select.select(watched, [], [])
+            ready = wait_ready(watched)
             if source is not None and source in ready:
                 keys = os.read(source, 4096)
                 if not keys:  # no more keys will come: leave as Ctrl-D would
@@ -525,7 +570,7 @@ class Bash:
             return
         deadline = time.monotonic() + EXIT_GRACE
         while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select(self._watched, [], [], left)
+            ready = wait_ready(self._watched, [], left)
             data = self._read() if self.fd in ready else None
             if data == b"" or self._pidfd in ready:
                 return

@@ -61,25 +61,49 @@ def _signal(pid: int, sig: int) -> bool:
     return True
 
 
+def _gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie waiting for its parent."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        return data[data.rindex(b")") + 2:][:1] in (b"Z", b"X")
+    except (OSError, ValueError):
+        return True
+
+
 def wait_gone(pids: list[int], timeout: float) -> list[int]:
-    """Waits until the processes have exited (zombies count) or timeout; returns the survivors."""
+    """Waits until the processes have exited (zombies count) or timeout; returns the survivors.
+
+    poll() takes descriptors of any number (select() stops at 1,024); processes past the
+    open-file limit, which cannot get a pidfd, are looked at every few milliseconds instead.
+    """
     handles: dict[int, int] = {}
+    watched: list[int] = []
     try:
         for pid in pids:
             try:
                 handles[os.pidfd_open(pid)] = pid
-            except (ProcessLookupError, AttributeError, OSError):
+            except ProcessLookupError:
                 continue
+            except (AttributeError, OSError):
+                watched.append(pid)
+        poller = select.poll()
+        for fd in handles:
+            poller.register(fd, select.POLLIN)
         deadline = time.monotonic() + timeout
-        while handles:
+        while True:
+            watched = [pid for pid in watched if not _gone(pid)]
+            if not handles and not watched:
+                break
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            ready, _, _ = select.select(list(handles), [], [], left)
-            for fd in ready:
+            wait = min(left, 0.01) if watched else left
+            for fd, _ in poller.poll(wait * 1000):
+                poller.unregister(fd)
                 os.close(fd)
                 del handles[fd]
-        return sorted(handles.values())
+        return sorted([*handles.values(), *watched])
     finally:
         for fd in handles:
             os.close(fd)
@@ -120,7 +144,7 @@ def sigint_lost(pgid: int) -> bool:
 
 
 def kill_all(pids: list[int]) -> bool:
-    return any([_signal(pid, signal.SIGKILL) for pid in pids])
+    return any([_signal(pid, signal.SIGKILL) for pid in pids])  # a list: every pid gets the signal
 
 
 def terminal_readers(pgid: int, terminals: tuple[str, ...], exclude: int) -> list[str]:
@@ -171,3 +195,21 @@ def cwd_of(pid: int) -> str | None:
         return os.readlink(f"/proc/{pid}/cwd")
     except OSError:
         return None
+
+
+def reading_terminal(pid: int) -> bool:
+    """pid is blocked in read() on its standard input (Linux's /proc/PID/syscall: number 0, fd 0)."""
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            fields = f.read().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == "0" and int(fields[1], 16) == 0
+
+
+def is_terminal(pid: int, fd: int, terminals: tuple[str, ...]) -> bool:
+    """Whether pid's descriptor fd is one of `terminals` (device paths)."""
+    try:
+        return os.readlink(f"/proc/{pid}/fd/{fd}") in terminals
+    except OSError:
+        return True  # cannot tell: assume nothing changed

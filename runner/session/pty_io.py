@@ -5,19 +5,22 @@ import contextlib
 import fcntl
 import os
 import secrets
+import select
 import struct
 import termios
 import tty
 from collections.abc import Iterator
 
 # Marker kinds bash prints: S when a command starts (PS0), C when it wants another line
-# (PS2), E with $? when it is back at the prompt (PS1), L when the presenter leaves the
-# shell handed to them.
-STARTED, CONTINUE, ENDED, LEFT = b"S", b"C", b"E", b"L"
+# (PS2), E with $? when it is back at the prompt (PS1), D with $? when a guarded command is
+# done (before bash's job notices and PROMPT_COMMAND), L when the presenter leaves the shell
+# handed to them.
+STARTED, CONTINUE, ENDED, DONE, LEFT = b"S", b"C", b"E", b"D", b"L"
 OUTPUT = b""
-_KINDS = frozenset(b"SCEL")
+_KINDS = frozenset(b"SCEDL")
 _OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
 _MAX_PAYLOAD = 16
+_READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
 # Cleared so the pty hands bash every byte as written: no line editing, signals or translation.
 _RAW_INPUT_LFLAG = termios.ICANON | termios.ISIG | termios.IEXTEN
@@ -64,15 +67,28 @@ class Markers:
 
     @property
     def ps1(self) -> str:
-        return "${__dr_i@P}" + self._prompt("E", "$?")
+        """$?, `g` when PROMPT_COMMAND is set, then `j` and the number of jobs (`\\j`)."""
+        return "${__dr_i@P}" + self._prompt("E", "$?${PROMPT_COMMAND:+g}j\\j")
 
     @property
     def ps2(self) -> str:
         return self._prompt("C")
 
+    def printf_done(self) -> str:
+        """A printf command that prints the DONE marker with the status in $1."""
+        return f"\\builtin printf '\\x1e\\x1f%sD%s\\x1e' {self.salt} \"$1\""
+
     def printf_left(self) -> str:
         """A printf command that prints the LEFT marker without spelling it out in its source."""
-        return f"printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
+        return f"\\builtin printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
+
+
+def prompt_status(payload: bytes) -> tuple[int | None, bool]:
+    """From an E marker's payload: $?, and whether output may follow a command after it is done
+    (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own."""
+    head, _, jobs = payload.partition(b"j")
+    status = head.rstrip(b"g")
+    return (int(status) if status.isdigit() else None), (head.endswith(b"g") or jobs not in (b"", b"0"))
 
 
 class Scanner:
@@ -174,6 +190,16 @@ def raw_input_attrs(attrs: list) -> list:
     raw[6][termios.VMIN] = 1
     raw[6][termios.VTIME] = 0
     return raw
+
+
+def wait_ready(readable: list[int], writable: list[int] = (), timeout: float | None = None) -> list[int]:
+    """The descriptors of `readable` and `writable` that are ready (poll: no limit at 1,024 like select)."""
+    poller = select.poll()
+    for fd in readable:
+        poller.register(fd, _READ)
+    for fd in writable:
+        poller.register(fd, select.POLLOUT | (_READ if fd in readable else 0))
+    return [fd for fd, _ in poller.poll(None if timeout is None else max(0.0, timeout) * 1000)]
 
 
 def set_nonblocking(fd: int) -> None:

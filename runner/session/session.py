@@ -39,6 +39,8 @@ _REFERENCE = re.compile(
 # How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
 _SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
                       "!": '"${!:-}"', "-": '"$-"'}
+_DEFINES_BUILTIN = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+builtin\b|builtin\s*\(\s*\))")
+_JOB_STATE_WIDTH = 24  # bash prints a job's state padded to this width, then its command
 _ALL_NAMES = " ".join(f'"${{!{c}@}}"' for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
@@ -46,22 +48,43 @@ _ALL_NAMES = " ".join(f'"${{!{c}@}}"' for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef
 _PLAIN_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"')]}/.-_=*%+,:@^~?")
 
 
-def _frame(text: str, interactive: bool) -> deque[bytes]:
+def _frame(text: str, interactive: bool, guard: bool = False) -> deque[bytes]:
     """The command as one group, so bash takes it as one unit; unattended, its stdin is at EOF.
 
     A one-line command without comments that ends in a word, quote or closing bracket goes as
     one line, `{ cmd; }`: bash prints two markers instead of three and reads one line. Any
     other command goes line by line as bash asks for it, so after a syntax error no later
     line runs on its own; the last line travels with the closing brace, which alone is harmless.
+    Guarded, `__dr_g` follows the group: it marks where the command's output ends (bash's job
+    notices and PROMPT_COMMAND print after it) and puts back demorun's prompts; $? and $_
+    pass through it, PIPESTATUS does not.
     """
-    redirect = "" if interactive else " </dev/null"
+    tail = ("" if interactive else " </dev/null") + ('; __dr_g "$?" "$_"' if guard else "")
     if "\n" not in text and "#" not in text and "\r" not in text and text.rstrip()[-1:] in _PLAIN_END:
-        return deque([f"{{ {text}; }}{redirect}\n".encode("utf-8", "surrogateescape")])
+        return deque([f"{{ {text}; }}{tail}\n".encode("utf-8", "surrogateescape")])
     lines = text.split("\n")
     lines[0] = "{ " + lines[0]
-    lines.append("}" + redirect)
+    lines.append("}" + tail)
     encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
     return deque(encoded[:-2] + [encoded[-2] + encoded[-1]])
+
+
+def _needs_guard(text: str) -> bool:
+    """The command may start jobs or set prompts, so output can follow it before its prompt."""
+    return "&" in text or "PS" in text or "PROMPT_COMMAND" in text
+
+
+def _without_notices(output: str, jobs: Mapping[str, str]) -> str:
+    """output less bash's notices that a job from before the command ended ("[1]+  Done  sleep 9")."""
+    kept = []
+    for line in output.splitlines(keepends=True):
+        number = line[:line.find("]") + 1]
+        start = len(number) + 2
+        if (number in jobs and line[start + _JOB_STATE_WIDTH:].rstrip("\n") == jobs[number]
+                and line[start:start + _JOB_STATE_WIDTH].strip() not in ("", "Running")):
+            continue
+        kept.append(line)
+    return "".join(kept)
 
 
 def _is_blank(text: str) -> bool:
@@ -184,11 +207,15 @@ class Session:
             if not self._bash.alive:
                 raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
             return Outcome(output="", status=0, duration=0.0)
+        if "builtin" in text and _DEFINES_BUILTIN.search(text):
+            raise CommandRejected(f"{text!r} defines a function named builtin, which demorun needs for "
+                                  "its own lines in the shell; give the function another name")
         bash = self._ready()
+        jobs = self._jobs() if bash.guard else {}
         lost, self._lost = self._lost, False
         limit = self.default_timeout if timeout is None else timeout
         stopping = stop_after is not None and stop_after <= limit
-        chunks = _frame(text, interactive)
+        chunks = _frame(text, interactive, bash.guard or _needs_guard(text))
         payload = b"".join(chunks)
         # A canonical pty would act on control characters and cut lines past 4 KB.
         raw = (len(payload.translate(None, bash.special)) != len(payload)
@@ -210,20 +237,24 @@ class Session:
                     reply = bash.exchange(chunks, deadline, on_output=on_output, stdin_fd=stdin_fd,
                                           settled=settled if raw else None, keys_filter=keys_filter)
             else:
-                reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None)
+                reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None,
+                                      watch_idle=True)
         finally:
             self._running = False
             if bash.alive and (raw or interactive):  # otherwise the modes are the baseline already
                 bash.set_tty(bash.baseline)
         duration = time.monotonic() - start
+        if reply.note and on_output is not None:  # what watches the output learns it too
+            on_output(f"\r\ndemorun: {reply.note}\r\n".encode())
         if reply.stage is Escalation.REPLACED:
             self._restart()
         if reply.stuck or not (reply.started or reply.stage or reply.died or self._interrupted):
             self._reject(text, reply)
-        return self._outcome(text, reply, duration, stopping, lost)
+        return self._outcome(text, reply, duration, stopping, lost, jobs)
 
-    def _outcome(self, text: str, reply: Reply, duration: float, stopping: bool, lost: bool) -> Outcome:
-        output = reply.output
+    def _outcome(self, text: str, reply: Reply, duration: float, stopping: bool, lost: bool,
+                 jobs: Mapping[str, str]) -> Outcome:
+        output = _without_notices(reply.output, jobs) if jobs else reply.output
         if reply.died and output.endswith("exit\n") and _EXIT_WORD.search(text):
             output = output[:-5]  # bash's farewell on `exit`, not the command's output
         if reply.note:
@@ -272,6 +303,16 @@ class Session:
             if bash.alive:
                 bash.setwinsize(self.rows, self.cols)
 
+    def _jobs(self) -> dict[str, str]:
+        """The shell's jobs before a command, `[N]` to command line: bash tells of their end in
+        the middle of the next command's output (after each program it runs)."""
+        found = {}
+        for line in self._bash.query("\\builtin jobs", QUERY_TIMEOUT).splitlines():
+            number = line[:line.find("]") + 1]
+            if number[:1] == "[":
+                found[number] = line[len(number) + 2 + _JOB_STATE_WIDTH:].removesuffix(" &")
+        return found
+
     def interrupt(self) -> None:
         """Ctrl-C for the running command; a single write, so safe from a signal handler."""
         if self._running:
@@ -281,7 +322,7 @@ class Session:
     # The session's own queries: one round trip each; $?, `set -x` and `set -e` are left alone.
 
     def _values(self, expressions: Sequence[str]) -> list[str]:
-        line = "printf '%s\\0' " + " ".join(expressions)
+        line = "\\builtin printf '%s\\0' " + " ".join(expressions)
         return self._ready().query(line, QUERY_TIMEOUT).split("\0")[:len(expressions)]
 
     def getvar(self, name: str) -> str | None:
@@ -294,7 +335,7 @@ class Session:
     def variables(self) -> dict[str, str]:
         """Every shell and exported variable (an array by its first element)."""
         body = (f"for __dr_v in {_ALL_NAMES}; do [[ $__dr_v == __dr_* ]] || "
-                "printf '%s\\0%s\\0' \"$__dr_v\" \"${!__dr_v-}\"; done")
+                "\\builtin printf '%s\\0%s\\0' \"$__dr_v\" \"${!__dr_v-}\"; done")
         fields = self._ready().query(body, QUERY_TIMEOUT).split("\0")
         return dict(zip(fields[0:-1:2], fields[1::2]))
 
@@ -330,8 +371,8 @@ class Session:
         try:
             with raw_terminal(stdin_fd), self._follow_window():
                 prompt = bash.query(
-                    f"__dr_i={ansi_c(VISIBLE_PS1)}; set -o emacs -o history -o ignoreeof; "
-                    f"bind 'set enable-bracketed-paste off'; exit() {{ {leave}; }}; logout() {{ exit; }}",
+                    f"__dr_i={ansi_c(VISIBLE_PS1)}; \\builtin set -o emacs -o history -o ignoreeof; "
+                    f"\\builtin bind 'set enable-bracketed-paste off'; exit() {{ {leave}; }}; logout() {{ exit; }}",
                     QUERY_TIMEOUT)
                 def show(data: bytes) -> None:
                     os.write(stdout_fd, data)
@@ -342,8 +383,8 @@ class Session:
                 bash.hand_over(stdin_fd, show)
             if bash.alive:
                 termios.tcflush(bash.fd, termios.TCIFLUSH)
-                bash.sync(interrupt=False, body="history -d -1; set +o emacs +o history +o ignoreeof; "
-                                                "__dr_i=; unset -f exit logout")
+                bash.sync(interrupt=False, body="\\builtin history -d -1; \\builtin set +o emacs +o history "
+                                                "+o ignoreeof; __dr_i=; \\builtin unset -f exit logout")
         finally:
             if bash.alive:
                 bash.set_tty(bash.baseline)
