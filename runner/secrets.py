@@ -137,15 +137,31 @@ class _Variables(Protocol):
 # Commands that can set variables whose names they do not spell out: running code (`source`, `.`,
 # `eval`), or a builtin given a computed name (`export $(cat creds.env)`, `declare "$k=$v"`,
 # `read -r "$name"`). `export KUBECONFIG=$PWD/k` names its variable, so it needs no read.
-_SETS_VARIABLES = re.compile(
-    r"(?<![\w.$/-])(?:source|eval|exec)(?![\w.-])|(?:^|[\s;&|({])\.\s"
-    r"|(?<![\w.$/-])(?:export|declare|typeset|local|readonly|read|mapfile|readarray)(?![\w.-])"
-    r"[^;&|\n]*?\s[\"']?[$`]"
-    r"|(?<![\w.$/-])printf\s+-v\s*[\"']?[$`]")
+_RUNS_CODE = re.compile(
+    r"(?<![\w.$/-])(?:source|eval|exec)(?![\w.-])|(?:^|[\s;&|({])\.\s|(?<![\w.$/-])printf\s+-v\s*[\"']?[$`]")
+_NAMING_BUILTIN = re.compile(
+    r"(?<![\w.$/-])(?:export|declare|typeset|local|readonly|read|mapfile|readarray)(?![\w.-])")
+_EXPANDED_WORD = re.compile(r"\s[\"']?[$`]")
+_SIMPLE_COMMAND = re.compile(r"[^;&|\n]+")
 _DROPS_VARIABLES = re.compile(r"(?<![\w.$/-])(?:unset|exit|logout|exec)(?![\w.-])")
 _FUNCTION_DEFINITION = re.compile(
     r"(?:^|[\s;&|({])(?:function\s+([^\s(){};&|]+)|([A-Za-z_][\w:.-]*)\s*\(\s*\))")
 _WORD = re.compile(r"[^\s;&|(){}<>`$'\"]+")
+
+
+def _names_any(upper: str, names: Sequence[str]) -> bool:
+    return any(name in upper for name in names)
+
+
+def _sets_variables(command: str) -> bool:
+    """Whether a command runs code or gives a builtin a computed name; one pass over it."""
+    if _RUNS_CODE.search(command):
+        return True
+    for part in _SIMPLE_COMMAND.finditer(command):
+        builtin = _NAMING_BUILTIN.search(part.group())
+        if builtin and _EXPANDED_WORD.search(part.group(), builtin.end()):
+            return True
+    return False
 
 
 class SecretTracker:
@@ -165,7 +181,7 @@ class SecretTracker:
         names = tuple(part for part in (*SECRET_NAME_PARTS, *(n.upper() for n in extra_names)) if part)
         commands = {i: s.text for i, s in enumerate(steps) if s.kind is Kind.COMMAND}
         self._after = frozenset(i for i, text in commands.items()
-                                if any(n in text.upper() for n in names) or _SETS_VARIABLES.search(text))
+                                if _names_any(text.upper(), names) or _sets_variables(text))
         self._before = frozenset(i for i, text in commands.items() if _DROPS_VARIABLES.search(text))
         self._words = {i: frozenset(_WORD.findall(text)) for i, text in commands.items()
                        if i not in self._after}
