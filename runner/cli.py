@@ -102,8 +102,18 @@ verbose_option = click.option("-v", "--verbose", is_flag=True,
 
 
 def _finish(code: int) -> None:
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass  # the terminal hung up; the exit code still tells
     raise SystemExit(code)
+
+
+def _say(message: str) -> None:
+    try:
+        click.echo(f"demorun: {message}", err=True)
+    except OSError:
+        pass
 
 
 def _call(fn, *args, **kwargs) -> None:
@@ -114,10 +124,13 @@ def _call(fn, *args, **kwargs) -> None:
     try:
         code = fn(*args, **kwargs)
     except DemorunError as exc:
-        click.echo(f"demorun: {exc}", err=True)
+        _say(str(exc))
         _finish(exc.exit_code)
-    except (KeyboardInterrupt, Aborted) as exc:
-        click.echo(f"demorun: {exc or 'interrupted'}", err=True)
+    except Aborted as exc:
+        _say(str(exc))
+        _finish(exc.exit_code)
+    except KeyboardInterrupt:  # Ctrl-C outside a run (parsing, say), or hurrying a cleanup
+        _say("interrupted")
         _finish(130)
     _finish(code)
 
@@ -128,7 +141,8 @@ def main() -> None:
     """Turn a workshop README into a live demo, an unattended replay and a CI test.
 
     Exit codes: 0 success, 1 a command failed, 2 usage, parse or configuration
-    error, 3 a required tool is missing.
+    error, 3 a required tool is missing, 129/130/143 stopped by SIGHUP, Ctrl-C
+    or SIGTERM; `run` also ends with the status of a workshop's own `exit N`.
     """
 
 

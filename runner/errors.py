@@ -1,7 +1,11 @@
 """The one error root; every user-facing error carries where it happened."""
 from __future__ import annotations
 
-from .model import SourceLoc
+import signal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the model is not needed to raise an error: `demorun --version` stays light
+    from .model import SourceLoc
 
 
 class DemorunError(Exception):
@@ -52,5 +56,16 @@ class Aborted(Exception):
     """The person running demorun asked twice, or the system asked once, to stop.
 
     Not a DemorunError: it must pass through the places that report user
-    errors and go on, up to the command line, which exits with 130.
+    errors and go on, up to the command line, which exits with 128 + the
+    signal's number, as a shell reports a command a signal ended.
     """
+
+    _SAID = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
+
+    def __init__(self, signum: int = signal.SIGINT):
+        self.signum = signal.Signals(signum)
+        super().__init__(f"{self._SAID.get(self.signum, 'stopped')} ({self.signum.name})")
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum

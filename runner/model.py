@@ -82,6 +82,7 @@ class Modifiers:
     retry_every: float = 2.0  # @retry D every D2
     masks: tuple[str, ...] = ()  # @mask REGEX, in order
     optional: bool = False  # from an unknown `@name`: warn and go on if not found
+    ends_shell: bool = False  # @ends-shell: this command ends the shell on purpose
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,8 @@ class FileReport:
     skipped_reason: str | None = None  # e.g. a missing @requires tool
     plan: Plan | None = None  # the parsed workshop, for reports that show it as it reads
     error: str | None = None  # it could not be parsed or configured, so nothing in it ran
+    notices: tuple[tuple[SourceLoc, str], ...] = ()  # warnings that did not fail a command (a restart)
+    interrupted: str | None = None  # the signal that ended the run before this file finished
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.verdict.status is status)

@@ -77,6 +77,7 @@ class FakeSession:
         self.vars = dict(variables or {})
         self.calls: list[Call] = []
         self.alive = True
+        self.restarts = False  # a hanging command costs the shell its state
         self.variable_reads = 0
 
     def run(self, command, *, timeout=None, stop_after=None, on_output=None, interactive=False):
@@ -94,8 +95,10 @@ class FakeSession:
             on_output(answer.output.encode())
         if answer.exits:
             self.alive = False
+        lost = answer.hangs and self.restarts
         return Outcome(answer.output, 130 if answer.hangs else answer.status, took,
-                       timed_out=answer.hangs, recovery="interrupted" if answer.hangs else None)
+                       timed_out=answer.hangs, state_lost=lost,
+                       recovery=("restarted" if lost else "interrupted") if answer.hangs else None)
 
     def getvar(self, name: str) -> str | None:
         return self.vars.get(name)
@@ -242,14 +245,54 @@ def test_an_ifhook_body_runs_when_its_hook_is_set():
 
 # The shell exiting.
 
-def test_commands_after_the_shell_exits_are_not_run():
+def test_commands_after_the_shell_exits_are_not_run_and_that_fails():
     session = FakeSession(Do(), Do(exits=True))
     engine = engine_for("exits.md", session)
     results = engine.run_all()
-    assert statuses(results)[2] == ("echo never", "skip")
-    assert "the shell exited at" in results[2].verdict.message
+    assert statuses(results) == [("export API_TOKEN=tok-123456", "pass"), ("exit 0", "fail"),
+                                 ("echo never", "skip")]
+    assert results[1].verdict.message == (f"{FIXTURES / 'exits.md'}:3: the shell exited here with status 0; "
+                                           "1 checked command after it never ran (say @ends-shell if that is meant)")
+    assert "not run: the shell exited at" in results[2].verdict.message
     assert engine.exit_step is not None and engine.exit_step.text == "exit 0"
     assert len(session.calls) == 2
+
+
+def test_a_shell_ending_at_the_last_command_is_fine():
+    session = FakeSession(Do(), Do(), Do(exits=True))
+    results = engine_for("three.md", session).run_all()
+    assert [r.verdict.status for r in results] == [Status.PASS] * 3
+
+
+def test_a_failing_command_that_ends_the_shell_keeps_its_own_message():
+    session = FakeSession(Do(), Do(status=1, exits=True))
+    results = engine_for("three.md", session).run_all()
+    assert "exit status 1, expected 0" in results[1].verdict.message
+    assert "1 checked command after it never ran" in results[1].verdict.details[-1]
+
+
+def test_ends_shell_says_the_end_is_meant():
+    session = FakeSession(Do(), Do(exits=True))
+    results = engine_for("ends_shell.md", session).run_all()
+    assert statuses(results) == [("echo one", "pass"), ("exit 0", "pass"), ("echo for readers only", "skip")]
+    assert "the shell exited on purpose at" in results[2].verdict.message
+
+
+def test_ends_shell_fails_when_the_shell_goes_on():
+    session = FakeSession(Do(), Do(), Do())
+    results = engine_for("ends_shell.md", session).run_all()
+    assert results[1].verdict.message.endswith("@ends-shell, but the shell did not end here")
+
+
+def test_a_restart_is_said_in_the_verdict_and_as_a_notice(clock):
+    session = FakeSession(Do(hangs=True), Do(), Do(), clock=clock)
+    session.restarts = True
+    listener = Recorder()
+    engine = engine_for("three.md", session, listener)
+    results = engine.run_all()
+    assert "are lost" in results[0].verdict.details[-1]
+    assert any("the shell was restarted" in n for n in listener.notices())
+    assert engine.notices and engine.notices[0][0] == results[0].step.loc
 
 
 def test_secrets_are_read_before_the_shell_exits():

@@ -239,7 +239,7 @@ def test_sigterm_ends_the_run_and_its_processes(workshop):
     child.kill(15)
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 130
+    assert child.exitstatus == 143
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).stdout == b""
 
 

@@ -12,12 +12,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ..errors import CommandRejected
+from ..errors import Aborted, CommandRejected, SessionError
 from ..model import (
     DEFAULT_TIMEOUT,
     Kind,
     Outcome,
     Plan,
+    SourceLoc,
     Status,
     Step,
     StepResult,
@@ -28,7 +29,7 @@ from ..session import Session
 from ..verify import VerifyOptions, verify_command
 from . import timeouts
 from .listener import Broadcast, Listener
-from .walk import Action, action_for, skip_reason
+from .walk import Action, action_for, may_run, skip_reason
 
 # Per command, bash's complaint or None; one call for a whole plan.
 SyntaxCheck = Callable[[Sequence[str]], Sequence[str | None]]
@@ -72,7 +73,9 @@ class Engine:
         self._missing_warned: set[str] = set()
         self.results: list[StepResult] = []  # every command's result, skipped ones included, in order
         self.stopped_by: str | None = None  # why the commands still to come will not run
+        self.notices: list[tuple[SourceLoc, str]] = []  # what reports must say besides verdicts
         self.exit_step: Step | None = None  # the command after which bash exited
+        self.current: Step | None = None  # the command running now
 
     def _syntax_errors(self) -> dict[int, str]:
         """Ask once, for the whole plan, which commands bash would reject."""
@@ -101,6 +104,16 @@ class Engine:
             action = self.decide(index, step)
             if action is not Action.SKIP:
                 yield index, step, action
+
+    def skip_rest(self, why: str) -> list[StepResult]:
+        """After the run was stopped from outside: every command not yet judged, skipped with why."""
+        judged = {r.index for r in self.results}
+        reason = self.stopped_by or f"not run: {why}"
+        for index, step in enumerate(self.plan.steps):
+            if step.kind is Kind.COMMAND and index not in judged:
+                self._record(StepResult(step, Verdict(Status.SKIP, reason), None, index))
+        self.results.sort(key=lambda r: r.index)
+        return self.results
 
     def run_all(self) -> list[StepResult]:
         """The unattended walk for run and check: every step in order, only text shown."""
@@ -148,6 +161,51 @@ class Engine:
         if index in self.rejected:
             return self._record(StepResult(step, self._rejected(step, self.rejected[index]), None, index))
         self.listener.on_step_start(index, step)
+        self.current = step
+        try:
+            verdict, outcome = self._attempts(index, step, interactive)
+        except Aborted as exc:
+            self.stopped_by = f"not run: {exc} at {step.loc}"
+            self._record(StepResult(step, Verdict(Status.FAIL, f"{step.loc}: {exc} while this command ran"),
+                                    None, index))
+            raise
+        finally:
+            self.current = None
+        if outcome is not None and outcome.state_lost:
+            lost = (f"the shell was restarted ({outcome.recovery}): variables, functions, "
+                    "the working directory and background jobs set earlier are lost")
+            self.notices.append((step.loc, lost))
+            self.listener.on_notice(step.loc, lost)
+            verdict = dataclasses.replace(verdict, details=(*verdict.details, lost))
+        if not self.session.alive:
+            verdict = self._shell_ended(index, step, verdict, outcome)
+        else:
+            self.secrets.after(index, self.session)
+            if step.modifiers.ends_shell and verdict.passed:
+                verdict = Verdict(Status.FAIL, f"{step.loc}: @ends-shell, but the shell did not end here")
+            if verdict.status is Status.FAIL and not self.policy.keep_going:
+                self.stopped_by = f"not run: stopped after the failure at {step.loc}"
+        return self._record(StepResult(step, verdict, outcome, index))
+
+    def _shell_ended(self, index: int, step: Step, verdict: Verdict, outcome: Outcome | None) -> Verdict:
+        """The shell ended at `step`: the rest cannot run, which fails it unless it was meant (@ends-shell)."""
+        self.exit_step = step
+        status = "" if outcome is None else f" with status {outcome.status}"
+        if step.modifiers.ends_shell:
+            self.stopped_by = f"not run: the shell exited on purpose at {step.loc}"
+            return verdict
+        self.stopped_by = f"not run: the shell exited at {step.loc}"
+        never = sum(1 for later in self.plan.steps[index + 1:] if may_run(later))
+        if not never:
+            return verdict
+        ended = (f"{step.loc}: the shell exited here{status}; {never} checked "
+                 f"command{'s' if never > 1 else ''} after it never ran (say @ends-shell if that is meant)")
+        if verdict.passed:
+            return Verdict(Status.FAIL, ended)
+        return dataclasses.replace(verdict, details=(*verdict.details, ended))
+
+    def _attempts(self, index: int, step: Step, interactive: bool) -> tuple[Verdict, Outcome | None]:
+        """Run a command until it passes or its @retry budget is spent; the last verdict and outcome."""
         judged = self._judged.get(index, step)
         limits = timeouts.resolve(step.modifiers, self.policy.default_timeout)
         self.secrets.before(index, self.session)
@@ -162,28 +220,15 @@ class Engine:
                     interactive=interactive,
                 )
             except CommandRejected as exc:
-                verdict, outcome = self._rejected(step, self._reason(step, exc)), None
-                break
+                return self._rejected(step, self._reason(step, exc)), None
             verdict = verify_command(judged, outcome, options=self.policy.verify)
             if not verdict.passed and judged.expected is not None:
                 verdict = self._verify_masked(judged, outcome) or verdict
             if (verdict.passed or not self.session.alive
                     or not limits.may_retry(retry_deadline, time.monotonic())):
-                break
+                return verdict, outcome
             self.listener.on_notice(step.loc, f"{verdict.message}; retrying in {limits.retry_every:g}s")
             time.sleep(limits.retry_every)
-        if outcome is not None and outcome.state_lost:
-            self.listener.on_notice(step.loc,
-                                    f"the shell was restarted after a timeout ({outcome.recovery}): "
-                                    "variables, functions and the working directory set earlier are lost")
-        if not self.session.alive:
-            self.exit_step = step
-            self.stopped_by = f"not run: the shell exited at {step.loc}"
-        else:
-            self.secrets.after(index, self.session)
-            if verdict.status is Status.FAIL and not self.policy.keep_going:
-                self.stopped_by = f"not run: stopped after the failure at {step.loc}"
-        return self._record(StepResult(step, verdict, outcome, index))
 
     @staticmethod
     def _rejected(step: Step, reason: str) -> Verdict:
@@ -206,7 +251,10 @@ class Engine:
 
     def redactor(self) -> Redactor:
         """Masks the values of the session's secret variables, now and as seen before."""
-        self.secrets.read(self.session)
+        try:
+            self.secrets.read(self.session)
+        except SessionError:
+            pass  # the shell died answering: what was seen before still counts
         return self.secrets.redactor
 
     def _exists(self, step: Step) -> bool:

@@ -1,6 +1,15 @@
-"""Signals during a run: the first Ctrl-C interrupts the command, a second one or SIGTERM ends the run."""
+"""Signals during a run, handled in one place for every unattended mode.
+
+The first Ctrl-C interrupts the running command and the run goes on. A second
+one (while that command still runs, or within a few seconds), SIGTERM or
+SIGHUP raise Aborted, so the run ends through its own `finally` clauses: the
+session interrupts what runs, lets the workshop's EXIT traps run (`exit`),
+then ends what is left, and the reports are written. While that cleanup runs,
+SIGTERM and SIGHUP are ignored and Ctrl-C only hurries it.
+"""
 from __future__ import annotations
 
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -9,36 +18,47 @@ from contextlib import contextmanager
 from ..errors import Aborted
 from ..session import Session
 
+AGAIN_WITHIN = 5.0  # seconds in which a second Ctrl-C stops the run, even after the command ended
+ENDING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def say(message: str) -> None:
+    """One line on stderr, safe inside a signal handler (no buffered stream is touched)."""
+    try:
+        os.write(2, (message + "\n").encode("utf-8", "replace"))
+    except OSError:
+        pass  # the terminal is gone (SIGHUP): nobody is there to read it
+
 
 @contextmanager
-def interrupts(session_ref: Callable[[], Session | None]) -> Iterator[None]:
-    """The one place SIGINT and SIGTERM are handled during unattended runs.
-
-    The first Ctrl-C interrupts the running command; a second one before it
-    finishes, SIGTERM or SIGHUP, aborts the whole run (cleanup happens in `finally`).
-    """
-    state = {"pending": 0.0}
+def interrupts(session_ref: Callable[[], Session | None],
+               where: Callable[[], str | None] = lambda: None) -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP as the module says; `where` names the running command."""
+    state = {"last": float("-inf"), "aborted": False}
 
     def on_int(signum, frame):
+        if state["aborted"]:
+            raise KeyboardInterrupt  # cleanup is running: end everything now
         session = session_ref()
         now = time.monotonic()
-        if session is None or not session.alive or now - state["pending"] < 5.0:
-            raise Aborted("interrupted")
-        state["pending"] = now
+        if (session is None or not session.alive or session.interrupt_pending
+                or now - state["last"] < AGAIN_WITHIN):
+            state["aborted"] = True
+            raise Aborted(signal.SIGINT)
+        state["last"] = now
         session.interrupt()
+        place = where()
+        say(f"interrupted {place}; Ctrl-C again to stop" if place else "interrupted; Ctrl-C again to stop")
 
-    def on_term(signum, frame):
-        raise Aborted("terminated")
+    def on_end(signum, frame):
+        if not state["aborted"]:
+            state["aborted"] = True
+            raise Aborted(signum)
 
-    def on_hup(signum, frame):
-        raise Aborted("hung up")  # the terminal went away: clean up as for SIGTERM
-
-    old_int = signal.signal(signal.SIGINT, on_int)
-    old_term = signal.signal(signal.SIGTERM, on_term)
-    old_hup = signal.signal(signal.SIGHUP, on_hup)
+    saved = {signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
+    saved.update((sig, signal.signal(sig, on_end)) for sig in ENDING)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
-        signal.signal(signal.SIGHUP, old_hup)
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)

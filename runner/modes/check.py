@@ -6,7 +6,7 @@ import functools
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager, nullcontext
+from contextlib import closing, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 
 import click
@@ -16,11 +16,11 @@ from ..config import Config, load_config
 from ..discover import find_workshops, scripts_below
 from ..discover import shard as shard_files
 from ..engine import Engine, Listener, Policy, interrupts
-from ..errors import ConfigError, DemorunError, ParseError
+from ..errors import Aborted, ConfigError, DemorunError, ParseError
 from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
 from ..present.screen import color_wanted
 from ..report.progress import Progress
-from ..report.summary import file_progress_line, file_status, render_summary
+from ..report.summary import file_progress_lines, file_status, render_summary
 from ..secrets import Redactor, masked_as_shown
 from ..verify import VerifyOptions, normalise, verify_command
 from .setup import (
@@ -40,6 +40,7 @@ class FileCheck:
     secrets: frozenset[str] = frozenset()
     config: Config | None = None  # None when it could not be read
     fingerprints: dict[str, str] = field(default_factory=dict)  # of the files parsed, when updating
+    stopped: int | None = None  # the signal that stopped the run while this file ran
 
 
 def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
@@ -66,15 +67,31 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         return FileCheck(skipped, config=config, fingerprints=fingerprints)
     shown = Progress(verbose=verbose) if progress else None
     # Progress ends before the cluster cleanup in `checking` starts, so their lines never mix.
-    with checking(plan, config, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
-                  listeners=[shown] if shown else []) as engine, \
-            shown or nullcontext(), interrupts(lambda: engine.session):
+    stopped = None
+    live: dict[str, Engine] = {}  # for the signal handlers, once there is an engine
+    # The handlers cover the session's closing too: its EXIT traps get their time after a stop.
+    with interrupts(lambda: live["engine"].session if live else None, where=lambda: _running(live)), \
+            checking(plan, config, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
+                     listeners=[shown] if shown else []) as engine, \
+            shown or nullcontext():
+        live["engine"] = engine
         if shown:
             shown.redact = lambda text: engine.secrets.redactor(text)  # seen so far; asks nobody mid-command
-        results = engine.run_all()
+        try:
+            results = engine.run_all()
+        except Aborted as exc:  # still a report: what ran, the stopped command, the rest skipped
+            stopped = exc
+            results = engine.skip_rest(str(exc))
         found = engine.redactor().secrets
-    return FileCheck(FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan),
-                     found, config, fingerprints)
+    report = FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan,
+                        notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
+    return FileCheck(report, found, config, fingerprints, stopped.signum if stopped else None)
+
+
+def _running(live: dict[str, Engine]) -> str | None:
+    """file:line of the command running now, for the Ctrl-C message."""
+    engine = live.get("engine")
+    return str(engine.current.loc) if engine and engine.current else None
 
 
 def requirement_skips(plan: Plan, requires: Sequence[str] = (), config: Config | None = None) -> FileReport | None:
@@ -134,20 +151,37 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     checks: list[FileCheck] = []
     secrets: set[str] = set()
     sweep = parallel_sweep(cluster, _announce) if jobs > 1 else nullcontext()
-    with sweep, closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
-                                update=update, cluster=cluster, verbose=verbose, progress=jobs <= 1)) as results:
-        for check in results:
-            checks.append(check)
-            secrets |= check.secrets
-            click.echo(Redactor(secrets)(file_progress_line(check.report)))
-            if fail_fast and file_status(check.report) is Status.FAIL:
-                break
-    reports = [c.report for c in checks]
-    run = RunReport(tuple(reports), time.monotonic() - started)
-    redact = Redactor(secrets)
-
-    click.echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
-    _write_artefacts(run, redact, junit=junit, html=html)
+    aborted: Aborted | None = None
+    # Between files no command runs: a Ctrl-C there, SIGTERM or SIGHUP stop the run at once.
+    with interrupts(lambda: None):
+        try:
+            with sweep, closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
+                                        update=update, cluster=cluster, verbose=verbose,
+                                        progress=jobs <= 1)) as results:
+                for check in results:
+                    checks.append(check)
+                    secrets |= check.secrets
+                    _echo(Redactor(secrets)("\n".join(file_progress_lines(check.report))))
+                    if check.stopped:
+                        aborted = Aborted(check.stopped)
+                        break
+                    if fail_fast and file_status(check.report) is Status.FAIL:
+                        break
+        except Aborted as exc:
+            aborted = exc
+        reports = [c.report for c in checks]
+        if aborted:
+            done = {r.file for r in reports}
+            reports += [FileReport(f, (), 0.0, f"not run: {aborted}") for f in files if f not in done]
+        run = RunReport(tuple(reports), time.monotonic() - started)
+        redact = Redactor(secrets)
+        # Reports first: after SIGHUP nobody may be reading the terminal.
+        _write_artefacts(run, redact, junit=junit, html=html)
+        _echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
+    if aborted:
+        written = ", ".join(a for a in (junit, html) if a)
+        _echo(f"demorun: {aborted}" + (f"; reports written: {written}" if written else ""), err=True)
+        return aborted.exit_code
 
     unfixed = {(r.step.loc.file, r.step.loc.line) for f in reports for r in f.results
                if r.verdict.status is Status.FAIL}
@@ -159,7 +193,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     skipped_files = [f for f in reports if f.skipped_reason]
     if any(f.error for f in reports):
         return 2
-    if unfixed or (strict and skipped_files):
+    if unfixed or (strict and run.count(Status.SKIP)):
         return 1
     if skipped_files and len(skipped_files) == len(reports):
         return 3
@@ -184,6 +218,11 @@ def _check_one(file: str, *, options: dict) -> FileCheck:
 
 def _announce(message: str) -> None:
     click.echo(f"demorun: {message}", err=True)
+
+
+def _echo(text: str, **kwargs) -> None:
+    with suppress(OSError):  # the terminal hung up: the reports are written, the exit code tells
+        click.echo(text, **kwargs)
 
 
 def _verify_options(config: Config) -> VerifyOptions:

@@ -128,7 +128,7 @@ def _replace(workers: list[_Worker], context, work, items, todo: list[int]) -> N
 
 def _raise(kind: str, payload) -> None:
     if kind == "aborted":
-        raise Aborted(payload)
+        raise Aborted(payload)  # the signal's number
     if kind == "user":
         error_type, message, exit_code = payload
         error = error_type(message)
@@ -142,11 +142,12 @@ def _stop(workers: list[_Worker]) -> None:
     for worker in workers:
         if worker.item is not None and worker.process.is_alive():
             _signal(worker, signal.SIGTERM)
-        else:
-            try:
-                worker.conn.send(None)
-            except OSError:
-                pass
+        # Also to a busy one: a SIGTERM landing as its file ends can be lost (CPython drops a
+        # signal whose handler was reset before it ran), and it would then wait for work.
+        try:
+            worker.conn.send(None)
+        except OSError:
+            pass
     deadline = time.monotonic() + STOP_GRACE
     for worker in workers:
         worker.process.join(max(0.0, deadline - time.monotonic()))
@@ -173,9 +174,9 @@ def _signal(worker: _Worker, signum: int) -> None:
 
 @contextmanager
 def _passing_signals_on(workers: list[_Worker]) -> Iterator[dict]:
-    """SIGINT goes on to the workers (a second within 5 s also stops this process); SIGTERM stops all.
+    """SIGINT goes on to the workers (a second within 5 s also stops this process); SIGTERM or SIGHUP stop all.
 
-    Once the workers are being stopped (each has had its SIGTERM and cleans up), either one
+    Once the workers are being stopped (each has had its SIGTERM and cleans up), any of them
     kills them instead of cutting this process's wait short and leaving them behind.
     """
     state = {"last": 0.0, "stopping": False}
@@ -189,22 +190,22 @@ def _passing_signals_on(workers: list[_Worker]) -> Iterator[dict]:
                 _signal(worker, signal.SIGINT)
         now = time.monotonic()
         if now - state["last"] < 5.0:
-            raise Aborted("interrupted")
+            raise Aborted(signal.SIGINT)
         state["last"] = now
 
-    def on_term(signum, frame):
+    def on_end(signum, frame):
         if state["stopping"]:
             _kill_all(workers)
         else:
-            raise Aborted("terminated")
+            raise Aborted(signum)
 
-    old_int = signal.signal(signal.SIGINT, on_int)
-    old_term = signal.signal(signal.SIGTERM, on_term)
+    saved = {signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
+    saved.update((sig, signal.signal(sig, on_end)) for sig in (signal.SIGTERM, signal.SIGHUP))
     try:
         yield state
     finally:
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
 
 
 def _serve(work: Callable, items: Sequence, conn: Connection, parent: int) -> None:
@@ -226,15 +227,18 @@ def _serve(work: Callable, items: Sequence, conn: Connection, parent: int) -> No
             answer = ("ok", work(items[index]))
         except DemorunError as exc:
             answer = ("user", (type(exc), str(exc), exc.exit_code))
-        except (Aborted, KeyboardInterrupt) as exc:
-            answer = ("aborted", str(exc) or "interrupted")
+        except Aborted as exc:
+            answer = ("aborted", int(exc.signum))
+        except KeyboardInterrupt:
+            answer = ("aborted", int(signal.SIGINT))
         except Exception:
             answer = ("crash", traceback.format_exc())
         try:
             conn.send(answer)
         except OSError:
             return
-        if answer[0] != "ok":
+        # A result that says a signal stopped it (check's FileCheck.stopped) ends the worker too.
+        if answer[0] != "ok" or getattr(answer[1], "stopped", None):
             return
 
 

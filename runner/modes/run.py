@@ -109,15 +109,20 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     # Progress for what the replay does not show; the status line goes before anyone prints a failure.
     progress = Progress(verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW)
     try:
-        with ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
-                open_session(file, args, config, timeout=limit, extra_env=guard.env) as session, \
-                interrupts(lambda: session):
+        live: list[Engine] = []
+        running = lambda: str(live[0].current.loc) if live and live[0].current else None  # noqa: E731
+        with interrupts(lambda: live[0].session if live else None, where=running), \
+                ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
+                open_session(file, args, config, timeout=limit, extra_env=guard.env) as session:
             guard.attach(session)
             engine = Engine(plan, session, listeners=[progress, listener, *guard.listeners], policy=Policy(
                 check_output=False, keep_going=keep_going, run_hooks=True,
                 default_timeout=limit, secret_names=config.secrets))
-            results = engine.run_all()
-            redact = engine.redactor()
+            live.append(engine)
+            try:
+                results = engine.run_all()
+            finally:
+                redact = engine.redactor()
     finally:
         screen.restore_modes()
         if recorder:

@@ -16,6 +16,7 @@ FLAGS = {
     "notypeout": {"typeout": False},
     "immed": {"immediate": True, "show": False, "wait_before": False},
     "immediate": {"immediate": True, "show": False, "wait_before": False},
+    "ends-shell": {"ends_shell": True},
 }
 EXPECT_MODES = ("auto", "exact", "contains", "unordered", "ignore")
 VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask"}

@@ -479,7 +479,7 @@ def _ending_signals() -> Iterator[None]:
     """SIGTERM and a closing terminal end the show through the same cleanup as Q."""
 
     def abort(signum, frame):
-        raise Aborted(signal.Signals(signum).name)
+        raise Aborted(signum)
 
     saved = {sig: signal.signal(sig, abort) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
@@ -539,7 +539,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
                 with suppress(OSError):
                     screen.newline_if_needed()
                     screen.notice(f"show ended: {exc}")
-                code = 130
+                code = exc.exit_code if isinstance(exc, Aborted) else 130
             with suppress(DemorunError):
                 redact = engine.redactor()
     finally:

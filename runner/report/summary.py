@@ -57,6 +57,40 @@ def file_progress_line(fr: FileReport) -> str:
     return line
 
 
+def file_progress_lines(fr: FileReport) -> list[str]:
+    """The progress line, then why commands were skipped (runs of one reason as one line) and notices."""
+    lines = [file_progress_line(fr)]
+    if fr.interrupted:
+        lines[0] += f"  {fr.interrupted}"
+    if not fr.skipped_reason:
+        lines += [f"  skipped {span}: {plain(reason)}" for span, reason in _skip_runs(fr.results)]
+    lines += [f"  note {loc}: {plain(message)}" for loc, message in fr.notices]
+    return lines
+
+
+def _skip_runs(results: tuple[StepResult, ...]) -> list[tuple[str, str]]:
+    """Consecutive skipped commands with the same reason, as ("file:first-last (N commands)", reason)."""
+    runs: list[tuple[list[StepResult], str]] = []
+    for result in results:
+        if result.verdict.status is not Status.SKIP:
+            runs.append(([], ""))
+            continue
+        reason = result.verdict.message.removeprefix(f"{result.step.loc}: ")
+        if runs and runs[-1][0] and runs[-1][1] == reason:
+            runs[-1][0].append(result)
+        else:
+            runs.append(([result], reason))
+    spans = []
+    for run, reason in runs:
+        if not run:
+            continue
+        first, last = run[0].step.loc, run[-1].step.loc
+        span = str(first) if len(run) == 1 else (
+            f"{first}-{last.line} ({len(run)} commands)" if first.file == last.file else f"{first} ({len(run)} commands)")
+        spans.append((span, reason))
+    return spans
+
+
 _DIFF_STYLE = {"header": "bold", "hunk": "cyan", "added": "green", "removed": "red", "": ""}
 
 

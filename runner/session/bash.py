@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pexpect
 
-from ..errors import SessionError
+from ..errors import Aborted, SessionError
 from ..model import Escalation
 from . import processes
 from .pty_io import (
@@ -543,11 +543,16 @@ class Bash:
             return
         os.close(self._wake)
         os.close(self._waker)
-        if graceful and self.alive and self.clean:
+        stop: BaseException | None = None
+        if graceful and self.alive:
             try:
+                if not self.clean:  # a run aborted mid-command: interrupt it, as Ctrl-C would
+                    self.sync(interrupt=True)
                 self._exit_gracefully()
-            except KeyboardInterrupt:
-                pass  # Ctrl-C while the traps run: end everything now
+            except SessionError:
+                pass  # bash would not come back to its prompt: no traps, end everything
+            except (KeyboardInterrupt, Aborted) as exc:
+                stop = exc  # asked to stop while the traps ran: end everything now, then stop
         for _ in range(3):  # a process forking while it is being ended is caught on the next pass
             others = [pid for pid in processes.owned(self.pid, self._mark) if pid != self.pid]
             if not others:
@@ -561,6 +566,8 @@ class Bash:
         self._finalizer.detach()
         self.fd = self._pidfd = -1
         self.alive = False
+        if stop is not None:
+            raise stop
 
     def _exit_gracefully(self) -> None:
         """`exit`, so EXIT traps run; bash refuses while jobs are stopped, and is then killed."""

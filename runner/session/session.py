@@ -313,6 +313,11 @@ class Session:
                 found[number] = line[len(number) + 2 + _JOB_STATE_WIDTH:].removesuffix(" &")
         return found
 
+    @property
+    def interrupt_pending(self) -> bool:
+        """A Ctrl-C was sent to the command that is still running."""
+        return self._running and self._interrupted
+
     def interrupt(self) -> None:
         """Ctrl-C for the running command; a single write, so safe from a signal handler."""
         if self._running:

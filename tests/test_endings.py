@@ -1,0 +1,133 @@
+"""Every way a run ends: each exit code in the README's table, and signals that still clean up.
+
+The signal tests drive the real command line on a real pty: the workshop's
+own EXIT trap must have run and the `--junit`/`--html` reports must exist
+afterwards, marked as interrupted.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pexpect
+import pytest
+from conftest import REPO
+
+FIXTURES = Path(__file__).parent / "fixtures" / "endings"
+
+
+@pytest.fixture
+def here(tmp_path) -> Path:
+    """The fixtures copied to a scratch folder: workshops write their files beside themselves."""
+    shutil.copytree(FIXTURES, tmp_path, dirs_exist_ok=True)
+    return tmp_path
+
+
+def readme_codes() -> set[str]:
+    """The codes in the README's exit-code table."""
+    text = (REPO / "README.md").read_text()
+    table = text.split("Exit codes, for every command:", 1)[1].split("\n\n", 2)[1]
+    return {m.group(1) for m in re.finditer(r"^\| (\d+|N) \|", table, re.MULTILINE)}
+
+
+# Codes a run reaches without signals, each through the real command line.
+PLAIN = {
+    "0": ("check", "passes.md"),
+    "1": ("check", "fails.md"),
+    "2": ("check", "no-such-file.md"),
+    "3": ("check", "needs_tool.md"),
+    "N": ("run", "exits_7.md"),
+}
+SIGNALLED = {"129": signal.SIGHUP, "130": signal.SIGINT, "143": signal.SIGTERM}
+
+
+def test_the_readme_lists_every_code_and_each_has_a_test():
+    assert readme_codes() == set(PLAIN) | set(SIGNALLED)
+
+
+@pytest.mark.parametrize("code", sorted(PLAIN))
+def test_each_plain_exit_code(demorun, here, monkeypatch, code):
+    monkeypatch.chdir(here)
+    command, file = PLAIN[code]
+    result = demorun(command, file)
+    assert result.exit_code == (7 if code == "N" else int(code)), result.output
+
+
+# No false pass.
+
+def test_a_shell_that_ends_midway_fails_the_check_saying_where(demorun, here, monkeypatch):
+    monkeypatch.chdir(here)
+    result = demorun("check", "exit_midway.md")
+    assert result.exit_code == 1
+    assert ("exit_midway.md:4: the shell exited here with status 0; 1 checked command after it never ran"
+            in result.output)
+    assert demorun("check", "--strict", "exit_midway.md").exit_code == 1
+
+
+def test_strict_counts_skipped_commands_and_the_console_says_why(demorun, here, monkeypatch):
+    monkeypatch.chdir(here)
+    plain = demorun("check", "skip_section.md")
+    assert plain.exit_code == 0, plain.output
+    assert "skipped skip_section.md:3: in a @SKIP section" in plain.output
+    assert demorun("check", "--strict", "skip_section.md").exit_code == 1
+
+
+# Signals: interrupt the command, let the EXIT trap run, write the reports, exit 128+N.
+
+def _check(here: Path) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "runner", "check", "--junit", "report.xml",
+                                          "--html", "report.html", "trap.md"],
+                         cwd=str(here), env={**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(REPO)},
+                         encoding="utf-8", timeout=30)
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 20
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("how", ["ctrl-c twice", "SIGTERM", "SIGHUP"])
+def test_a_stopped_check_cleans_up_and_writes_its_reports(here, how):
+    child = _check(here)
+    _wait_for(here / "started.txt")
+    if how == "ctrl-c twice":
+        child.sendintr()
+        child.expect(r"interrupted trap\.md:10; Ctrl-C again to stop")
+        child.sendintr()
+        code, said = 130, "interrupted (SIGINT)"
+    else:
+        sig = signal.SIGTERM if how == "SIGTERM" else signal.SIGHUP
+        child.kill(sig)
+        code, said = 128 + sig, {"SIGTERM": "terminated (SIGTERM)", "SIGHUP": "hung up (SIGHUP)"}[how]
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == code, child.before
+    assert f"demorun: {said}; reports written: report.xml, report.html" in child.before
+    assert (here / "cleaned.txt").read_text() == "cleaned\n"  # the workshop's EXIT trap ran
+    suite = ET.parse(here / "report.xml").getroot().find("testsuite")
+    cases = {c.get("line"): c for c in suite.iter("testcase")}
+    assert cases["5"].find("failure") is None
+    assert said in cases["10"].find("failure").get("message")
+    assert "not run" in cases["14"].find("skipped").get("message")
+    assert said in (here / "report.html").read_text()
+
+
+def test_a_single_ctrl_c_interrupts_the_command_and_the_check_goes_on(here):
+    (here / "trap.md").write_text((here / "trap.md").read_text().replace('trap "" INT; ', ""))
+    child = _check(here)
+    _wait_for(here / "started.txt")
+    child.sendintr()
+    child.expect(r"interrupted trap\.md:10; Ctrl-C again to stop")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1  # the interrupted command failed; the one after it passed
+    cases = {c.get("line"): c for c in ET.parse(here / "report.xml").getroot().iter("testcase")}
+    assert cases["14"].find("failure") is None and cases["14"].find("skipped") is None
