@@ -226,4 +226,4 @@ def test_asking_again_while_workers_clean_up_ends_them_at_once(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - started < 10
-    assert out.strip() == "Aborted terminated", err
+    assert out.strip() == "Aborted terminated (SIGTERM)", err
