@@ -89,12 +89,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     from .discover import shard
 
-    files = list(dict.fromkeys(str(item.path) for item in items if isinstance(item, WorkshopItem)))
-    kept = set(shard(files, *options.shard))
-    deselected = [i for i in items if isinstance(i, WorkshopItem) and str(i.path) not in kept]
+    ours = [item for item in items if isinstance(item.parent, WorkshopFile)]  # broken ones too
+    kept = set(shard(list(dict.fromkeys(str(item.path) for item in ours)), *options.shard))
+    deselected = [item for item in ours if str(item.path) not in kept]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [i for i in items if not (isinstance(i, WorkshopItem) and str(i.path) not in kept)]
+        dropped = set(map(id, deselected))
+        items[:] = [item for item in items if id(item) not in dropped]
 
 
 class WorkshopFile(pytest.File):

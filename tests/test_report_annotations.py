@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import command_step
+from conftest import REPO, command_step
 
 from runner.model import (
     FileReport,
@@ -106,3 +106,14 @@ def test_paths_are_relative_to_the_repository_root_wherever_demorun_ran(tmp_path
     assert _parse(line)[1]["file"] == "docs/sub/w.md"
     assert repository_path(str(tmp_path / "elsewhere.md"), root) == str(tmp_path / "elsewhere.md")
     assert repository_root({"GITHUB_WORKSPACE": str(repo / "docs")}) == str((repo / "docs").resolve())
+
+
+def test_a_broken_workshop_is_annotated_at_the_line_its_error_names():
+    error = "docs/b.md has 1 error(s); nothing was run\ndocs/b.md:7: error: cannot import 'x.sh' [missing-import]"
+    broken = FileReport("docs/b.md", (), 0.0, error=error)
+    [line] = github_annotations(RunReport((broken,), 0.0), Redactor(), root=str(REPO))
+    kind, props, message = _parse(line)
+    assert (kind, props["file"], props["line"]) == ("error", "docs/b.md", "7")
+    assert message == error
+    unnamed = FileReport("docs/c.md", (), 0.0, error="docs/c.md: its worker process ended unexpectedly")
+    assert _parse(github_annotations(RunReport((unnamed,), 0.0), Redactor(), root=str(REPO))[0])[1]["line"] == "1"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 
 from ..model import RunReport, Status, StepResult
@@ -73,6 +74,12 @@ def _message(result: StepResult) -> str:
     return plain("\n".join(map(clip_line, [result.verdict.message or "failed", *details])))
 
 
+def _first_line_named(message: str, file: str) -> int:
+    """The line of the first `file:N:` a parse error names, so the annotation sits on it; else 1."""
+    found = re.search(rf"^{re.escape(file)}:(\d+):", message, re.M)
+    return int(found.group(1)) if found else 1
+
+
 def github_annotations(report: RunReport, redact: Callable[[str], str], root: str | None = None) -> list[str]:
     """One ::error line per failed command or broken file and one ::warning line per skipped file,
     with paths relative to the repository `root` (found from the working folder by default)."""
@@ -81,8 +88,8 @@ def github_annotations(report: RunReport, redact: Callable[[str], str], root: st
     lines = []
     for fr in report.files:
         if fr.error:
-            lines.append(_command("error", plain(fr.error), file=repository_path(fr.file, root), line=1,
-                                  title="demorun: workshop not checked"))
+            lines.append(_command("error", plain(fr.error), file=repository_path(fr.file, root),
+                                  line=_first_line_named(fr.error, fr.file), title="demorun: workshop not checked"))
         if fr.skipped_reason and not fr.count(Status.PASS) and not fr.count(Status.FAIL):
             lines.append(_command("warning", plain(fr.skipped_reason), file=repository_path(fr.file, root), line=1,
                                   title="demorun: workshop skipped"))
