@@ -221,11 +221,13 @@ class BashReader:
         if level.expect == "heredoc" and level.word is None:
             level.raw = []
         if c == "\\":
-            self._start_word(level)
-            level.plain = False
             if i + 1 >= n:
+                # Backslash-newline vanishes before bash splits words: `;\` then `fi` is still
+                # the reserved word `fi`, and a word cut in two is one word.
                 self.backslash = True
                 return n
+            self._start_word(level)
+            level.plain = False
             if level.expect == "heredoc":
                 level.raw.append(line[i:i + 2])
             return i + 2
