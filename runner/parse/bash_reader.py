@@ -9,6 +9,7 @@ unbalanced, and bash itself gives the verdict later (`bash_syntax`).
 from __future__ import annotations
 
 import re
+from collections import deque
 
 _BLANK = " \t"
 _PLAIN_RUN = re.compile(r"[^ \t|&;()<>'\"\\`$#=]+")
@@ -24,11 +25,12 @@ class _Cmd:
 
     __slots__ = ("closer", "array", "struct", "word", "plain", "raw", "cmdpos", "expect",
                  "cmdname", "fdef", "case_pattern", "case_state", "dbracket", "dbdepth",
-                 "after_for", "strip")
+                 "after_for", "strip", "heredocs", "funckw")
 
     kind = "cmd"
 
-    def __init__(self, closer: str | None = None, array: bool = False, fdef: bool = False):
+    def __init__(self, closer: str | None = None, array: bool = False, fdef: bool = False,
+                 shared: list[tuple[str, bool]] | None = None):
         self.closer = closer
         self.array = array
         self.fdef = fdef
@@ -44,7 +46,12 @@ class _Cmd:
         self.dbracket = False  # inside [[ ]]
         self.dbdepth = 0
         self.after_for = False
+        self.funckw = False  # right after `function NAME`: `(` may open the body, not `()`
         self.strip = False  # the pending heredoc is <<-
+        # Heredocs announced, body not started. bash reads them at the next newline of the
+        # same parser: the top level and each `$( )` or `<( )` have their own list, while a
+        # subshell or an array shares the one of the level that encloses it.
+        self.heredocs: list[tuple[str, bool]] = [] if shared is None else shared
 
 
 class _Str:
@@ -62,25 +69,30 @@ class BashReader:
 
     def __init__(self) -> None:
         self.levels: list = [_Cmd()]
-        self.pending: list[tuple[str, bool]] = []  # heredocs announced, body not started
-        self.bodies: list[tuple[str, bool]] = []  # heredocs whose body is being read
+        self.bodies: deque[tuple[str, bool]] = deque()  # heredocs whose body is being read
         self.backslash = False  # the line ended in backslash-newline
         self.op_pending = False  # the last token was | && || and a command must follow
         self.need_body = False  # `name ()` or `function name` with no body yet
         self.unbalanced = False  # a closer with nothing to close (`}`, `fi`, `)`...)
+        # A command-position `((` read as arithmetic until proven otherwise: its level, the
+        # lines read since, and where its second `(` stands in the first of them.
+        self.arith: tuple[_Str, list[str], int] | None = None
+        self.replayed = False  # the current line was read again, in full, from inside
+        self.read_chars = self.replay_chars = 0  # replays stay within a multiple of the input
 
     @property
     def complete(self) -> bool:
         top = self.levels[0]
-        return (len(self.levels) == 1 and not top.struct and not self.pending
+        return (len(self.levels) == 1 and not top.struct and not top.heredocs
                 and not self.bodies and not self.backslash and not self.op_pending
                 and not self.need_body
                 and not top.dbracket and top.expect != "heredoc")
 
     def why_incomplete(self) -> str:
         """What is still open, in words, for messages about a command cut short."""
-        if self.bodies or self.pending:
-            delim = (self.bodies or self.pending)[0][0]
+        pending = self.levels[0].heredocs
+        if self.bodies or pending:
+            delim = (self.bodies or pending)[0][0]
             return f"here-document never ends (wanted {delim!r})"
         for level in reversed(self.levels):
             if isinstance(level, _Str):
@@ -98,18 +110,46 @@ class BashReader:
         if self.bodies:
             delim, strip = self.bodies[0]
             if (line.lstrip("\t") if strip else line) == delim:
-                self.bodies.pop(0)
+                self.bodies.popleft()
             return
+        if self.arith is not None:
+            self.arith[1].append(line)
+        self.read_chars += len(line) + 1
+        self._scan(line, 0)
+
+    def _scan(self, line: str, i: int) -> None:
         self.backslash = False
-        i, n = 0, len(line)
+        n = len(line)
         while i < n:
             level = self.levels[-1]
             if level.kind == "cmd":
                 i = self._cmd(level, line, i)
             else:
                 i = self._str(level, line, i)
+            if self.replayed:
+                self.replayed = False
+                return
         if not self.backslash:
             self._newline()
+
+    def _may_not_be_arithmetic(self, level: _Str, line: str, second: int) -> None:
+        if self.arith is None and self.replay_chars < 2 * self.read_chars + 10000:
+            self.arith = (level, [line], second)
+
+    def _not_arithmetic(self) -> None:
+        """`((` or `$((` whose first `)` is not followed by `)` is no arithmetic (bash's
+        parse_dparen and parse_comsub): read the text since again, as commands."""
+        level, lines, start = self.arith
+        self.arith = None
+        self.replay_chars += sum(len(line) + 1 for line in lines)
+        self.levels.pop()
+        outer = self.levels[-1]
+        # `$((` falls back to a command substitution (its own parser), `((` to a subshell.
+        self._push(_Cmd(")") if level.kind == "$((" else _Cmd(")", shared=outer.heredocs))
+        self._scan(lines[0], start)
+        for line in lines[1:]:
+            self.feed(line)
+        self.replayed = True
 
     # -- word-level helpers ---------------------------------------------------
 
@@ -128,7 +168,7 @@ class BashReader:
         if level.expect == "heredoc":
             delim = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", "".join(level.raw))
             level.raw = []
-            self.pending.append((delim, level.strip))
+            level.heredocs.append((delim, level.strip))
             level.expect = None
             return
         if level.expect == "redir":
@@ -138,8 +178,10 @@ class BashReader:
             level.expect = None
             level.cmdpos = True
             level.cmdname = True
+            level.funckw = True
             self.need_body = True
             return
+        level.funckw = False
         if level.array:
             return
         plain = level.plain
@@ -189,8 +231,6 @@ class BashReader:
             level.expect = "fname"
         elif not _ASSIGN.match(word):
             level.cmdname = bool(_NAME.match(word)) or "-" in word or ":" in word
-        else:
-            level.cmdpos = True
 
     def _close(self, level: _Cmd, word: str) -> None:
         if level.struct and level.struct[-1] == word:
@@ -202,7 +242,7 @@ class BashReader:
         """After `;`, `&`, `|`, `&&`, `||`: a new command starts."""
         self._end_word(level)
         level.cmdpos = True
-        level.cmdname = False
+        level.cmdname = level.funckw = False
         level.after_for = False
         self.need_body = False
         self.op_pending = continues
@@ -260,8 +300,8 @@ class BashReader:
         if c in "<>":
             return self._redirect(level, line, i)
         if c == "|":
+            self._end_word(level)  # `]]|` ends the test before the pipe
             if level.dbracket or level.case_pattern:
-                self._end_word(level)
                 return i + 1
             two = line[i:i + 2]
             self._operator(level, True)
@@ -292,7 +332,7 @@ class BashReader:
                 and _ASSIGN.match(level.word + "="):
             level.word += "="
             level.plain = False
-            self._push(_Cmd(")", array=True))
+            self._push(_Cmd(")", array=True, shared=level.heredocs))
             return i + 2
         self._start_word(level)
         m = _PLAIN_RUN.match(line, i)
@@ -336,11 +376,15 @@ class BashReader:
         if level.case_pattern:
             return i + 1
         if line[i + 1:i + 2] == "(" and (level.cmdpos or level.after_for):
-            self._push(_Str("(("))
+            arith = _Str("((")
+            if not level.after_for:
+                self._may_not_be_arithmetic(arith, line, i + 1)
+            self._push(arith)
             return i + 2
-        fdef = level.cmdname
-        level.cmdname = False
-        self._push(_Cmd(")", fdef=fdef))
+        # `function f ( body )` has a subshell body; `function f () ...` and `f ()` have parentheses.
+        fdef = level.cmdname and not (level.funckw and not line[i + 1:].lstrip().startswith(")"))
+        level.cmdname = level.funckw = False
+        self._push(_Cmd(")", fdef=fdef, shared=level.heredocs))
         return i + 1
 
     def _close_paren(self, level: _Cmd, i: int) -> int:
@@ -371,7 +415,9 @@ class BashReader:
         """At a `$` that may open `$((`, `$(` or `${`: enter it, and return where to read on."""
         nxt = line[i + 1:i + 3]
         if nxt == "((":
-            self._push(_Str("$(("))
+            arith = _Str("$((")
+            self._may_not_be_arithmetic(arith, line, i + 2)
+            self._push(arith)
             return i + 3
         if nxt.startswith("("):
             self._push(_Cmd(")"))
@@ -425,7 +471,12 @@ class BashReader:
                 self.levels.pop()
             elif line[i + 1:i + 2] == ")":
                 self.levels.pop()
+                if self.arith is not None and self.arith[0] is level:
+                    self.arith = None
                 return i + 2
+            elif self.arith is not None and self.arith[0] is level:
+                self._not_arithmetic()
+                return len(line)
         return i + 1
 
     def _inside_double_quotes(self) -> bool:
@@ -436,9 +487,10 @@ class BashReader:
         if level.kind != "cmd":
             return
         self._end_word(level)
-        if self.pending:
-            self.bodies.extend(self.pending)
-            self.pending = []
+        pending = level.heredocs
+        if pending:
+            self.bodies.extend(pending)
+            pending.clear()
         if level.dbracket:
             return
         if not self.need_body and not level.case_state and level.expect is None:
