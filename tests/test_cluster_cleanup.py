@@ -211,3 +211,26 @@ def test_run_quiet_v_streams_the_setup_nobody_would_see(demorun, workshop):
     result = demorun("run", "--quiet", "-v", file)
     assert result.exit_code == 0 and "\nfrom-hidden-setup\n" in result.output, result.output
     assert "from-hidden-setup" not in demorun("run", "--quiet", file).output
+
+
+def test_a_second_signal_during_cleanup_stops_it_and_says_what_is_left(standins, monkeypatch):
+    monkeypatch.setenv("STANDIN_DELETE_DELAY", "20")
+    process = subprocess.Popen([sys.executable, "-m", "runner", "run", standins.copy("fails.md")],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not (standins.state / "deleting").exists():
+            assert time.monotonic() < deadline and process.poll() is None, "cleanup never started"
+            time.sleep(0.05)
+        started = time.monotonic()
+        for _ in range(2):
+            os.killpg(process.pid, signal.SIGTERM)
+            time.sleep(0.3)
+        output, _ = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert time.monotonic() - started < 10  # not the 20 s the deletion would take
+    assert process.returncode == 143, output
+    assert "what is left can be deleted with: k3d cluster delete demo-a" in output

@@ -247,7 +247,7 @@ def deferred_signals(announce: Callable[[str], None]) -> Iterator[list[int]]:
 
     def hold(signum, frame):
         if caught:  # asked twice: the person means it
-            raise Aborted("stopped during cluster cleanup")
+            raise Aborted(signum)
         announce("still cleaning up clusters; stopping now would leave them running "
                  "(Ctrl-C again to stop anyway)...")
         caught.append(signum)

@@ -6,11 +6,13 @@ Drivers enter it before the session and leave it after, so it runs in their
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..engine import Listener
+from ..errors import Aborted
 from ..model import Plan
 from .cleanup import ClusterTracker, deferred_signals
 from .kubeconfig import IsolatedKubeconfig
@@ -128,8 +130,6 @@ def _ending(exc: BaseException | None) -> str | None:
         return None
     if isinstance(exc, KeyboardInterrupt):
         return "after Ctrl-C"
-    said = str(exc)
-    return _SIGNALLED.get(said) or (f"after the run ended: {said}" if said else f"after {type(exc).__name__}")
-
-
-_SIGNALLED = {"interrupted": "after Ctrl-C", "terminated": "after SIGTERM", "hung up": "after SIGHUP"}
+    if isinstance(exc, Aborted):
+        return "after Ctrl-C" if exc.signum == signal.SIGINT else f"after {exc.signum.name}"
+    return f"after {type(exc).__name__}: {exc}" if str(exc) else f"after {type(exc).__name__}"
