@@ -227,3 +227,21 @@ def test_asking_again_while_workers_clean_up_ends_them_at_once(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - started < 10
     assert out.strip() == "Aborted terminated (SIGTERM)", err
+
+
+def test_killing_the_main_process_ends_the_workers_and_their_sessions(tmp_path):
+    for i in range(2):
+        (tmp_path / f"w{i}.md").write_text(f"```bash\necho $$ > {tmp_path}/pid{i}; sleep 60\n```\n")
+    proc = subprocess.Popen([sys.executable, "-m", "runner", "check", "-j", "2", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while len(list(tmp_path.glob("pid*"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.2)
+    pids = [int(p.read_text()) for p in tmp_path.glob("pid*")]
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)]
