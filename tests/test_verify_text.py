@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from runner.errors import ParseError
 from runner.verify import compare_output
@@ -106,3 +108,39 @@ def test_update_keeps_exactly_the_lines_the_failure_diff_shows_as_unchanged():
     new = updated_text(text, [OutputEdit(2, old, output)])
     kept = [line[3:] for line in new.split("\n") if line.startswith("## ")]
     assert kept == [*unchanged, "status broken"]
+
+
+def test_every_other_line_changed_in_a_long_output_is_diffed_without_quadratic_search():
+    lines = [f"request {i} served" for i in range(20_000)]
+    actual = "\n".join(line.replace("served", "failed") if i % 2 else line for i, line in enumerate(lines))
+    mismatch = compare_output(lines, actual)
+    assert mismatch is not None and mismatch.summary == "10000 expected lines not seen, 10000 unexpected lines"
+    assert "line 2: expected served, got failed" in mismatch.details
+
+
+@settings(max_examples=200)
+@given(st.lists(st.sampled_from("abcdefgh"), max_size=40), st.lists(st.sampled_from("abcdefgh"), max_size=40))
+def test_the_line_matcher_turns_one_side_into_the_other(a, b):
+    """Opcodes cut at unique anchors still describe a correct edit, whatever the cut-off for difflib."""
+    from runner.verify import diff
+
+    saved, diff._SMALL = diff._SMALL, 4
+    try:
+        ops = diff.Matcher(a, b).get_opcodes()
+    finally:
+        diff._SMALL = saved
+    rebuilt, i, j = [], 0, 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (i, j)
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2]
+        rebuilt.extend(b[j1:j2])
+        i, j = i2, j2
+    assert (i, j) == (len(a), len(b)) and rebuilt == b
+
+
+def test_json_nested_deeper_than_the_stack_is_compared_as_text():
+    deep = "[" * 50_000 + "]" * 50_000
+    assert compare_output([deep], deep + "\n") is None
+    mismatch = compare_output([deep], deep.replace("[]", "[1]"))
+    assert mismatch is not None and mismatch.summary == "1 expected line not seen, 1 unexpected line"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from .values import Mismatch
@@ -23,18 +24,18 @@ def json_documents(lines: Sequence[str]) -> list | None:
             docs.append(doc)
             while at < len(text) and text[at] in " \t\n":
                 at += 1
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser should follow
         return None
     return docs
 
 
 def compare_json(expected: list, actual: list, canon: Canon, exp_canon: Canon) -> Mismatch | None:
-    """None when the documents hold the same data; else each path that differs."""
+    """None when the documents hold the same data; else each path that differs.
+
+    Raises RecursionError for documents nested deeper than the stack allows; compare them as text.
+    """
     found: list[str] = []
-    if len(expected) != len(actual):
-        found.append(f"expected {len(expected)} JSON documents, got {len(actual)}")
-    for n, (e, a) in enumerate(zip(expected, actual)):
-        _walk(e, a, f"[{n}]" if len(expected) > 1 else "", None, canon, exp_canon, found)
+    _compare_docs(expected, actual, canon, exp_canon, found)
     if not found:
         return None
     summary = f"JSON differs at {found[0]}" if len(found) == 1 else f"JSON differs in {len(found)} places"
@@ -43,15 +44,22 @@ def compare_json(expected: list, actual: list, canon: Canon, exp_canon: Canon) -
     return Mismatch(summary, tuple(found))
 
 
+def _compare_docs(expected: list, actual: list, canon: Canon, exp_canon: Canon, found: list[str]) -> None:
+    if len(expected) != len(actual):
+        found.append(f"expected {len(expected)} JSON documents, got {len(actual)}")
+    for n, (e, a) in enumerate(zip(expected, actual)):
+        _walk(e, a, f"[{n}]" if len(expected) > 1 else "", None, canon, exp_canon, found)
+
+
 def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, found: list[str]) -> None:
-    here = path or "."
+    here = _short(path) or "."
     if isinstance(e, dict) and isinstance(a, dict):
         for k in e:
             if k not in a:
-                found.append(f"{path}.{k}: missing")
+                found.append(f"{_short(path + _step(k))}: missing")
             else:
-                _walk(e[k], a[k], f"{path}.{k}", k, canon, exp_canon, found)
-        found.extend(f"{path}.{k}: unexpected" for k in a if k not in e)
+                _walk(e[k], a[k], path + _step(k), k, canon, exp_canon, found)
+        found.extend(f"{_short(path + _step(k))}: unexpected" for k in a if k not in e)
     elif isinstance(e, list) and isinstance(a, list):
         if len(e) != len(a):
             found.append(f"{here}: expected {len(e)} items, got {len(a)}")
@@ -62,6 +70,18 @@ def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, foun
             found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
     elif type(e) is not type(a) or e != a:
         found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][\w-]*")
+
+
+def _step(key: str) -> str:
+    """A key as jq writes it in a path: `.name`, or `["app.kubernetes.io/name"]`."""
+    return f".{key}" if _PLAIN_KEY.fullmatch(key) else f"[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def _short(path: str) -> str:
+    return path if len(path) <= 120 else f"{path[:50]}…{path[-60:]}"
 
 
 def _canonical(value: str, key: str | None, canon: Canon) -> str:

@@ -199,19 +199,20 @@ def compare_table(expected: Table, actual: Table, canon: Canon,
     exp_keys = row_keys(exp_raw, expected.starts, exp_canon, kinds)
     act_keys = row_keys(actual.rows, actual.starts, canon, kinds)
 
-    by_key: dict[str, deque[int]] = defaultdict(deque)
-    for j, key in enumerate(act_keys):
-        by_key[key].append(j)
+    # Counts, not lists of rows: which actual rows are left over is found again only when some are.
+    by_key: dict[str, int] = defaultdict(int)
+    for key in act_keys:
+        by_key[key] += 1
     left_exp: list[int] = []
     wild: list[int] = []
     for i, key in enumerate(exp_keys):
         if ELLIPSIS in exp_raw[i] and WILDCARD.search(exp_raw[i]):
             wild.append(i)
         elif by_key.get(key):
-            by_key[key].popleft()
+            by_key[key] -= 1
         else:
             left_exp.append(i)
-    del by_key  # the buckets of 100,000 matched rows are garbage now
+    del by_key
     taken = set()
     if wild:
         left = _left_over(act_keys, exp_keys, left_exp, wild)
@@ -265,15 +266,26 @@ def _column_kinds(table: Table, volatile_columns: frozenset[str]) -> tuple[str, 
 def row_keys(rows: Sequence[str], starts: Sequence[int], canon: Canon, kinds: Sequence[str]) -> list[str]:
     """Each row as one comparable string: canonical cells, only the shape in volatile columns.
 
-    Built for big tables: rows whose cells part at two or more spaces are split
-    in one pass over the joined text, and cells come from the canonical cache
-    column by column, so only cells never seen before cost Python work.
+    Built for big tables: a few thousand rows at a time, rows whose cells part
+    at two or more spaces are split in one pass over their joined text, and
+    cells come from the canonical cache column by column, so only cells never
+    seen before cost Python work and no per-cell objects outlive their chunk.
     """
+    keys: list[str] = []
+    for at in range(0, len(rows), CHUNK):
+        keys.extend(_chunk_keys(rows[at : at + CHUNK], starts, canon, kinds))
+    return keys
+
+
+CHUNK = 4096
+
+
+def _chunk_keys(rows: Sequence[str], starts: Sequence[int], canon: Canon, kinds: Sequence[str]) -> list[str]:
     width = len(kinds)
     text = "\n".join(rows)
     if text.startswith(" ") or "\n " in text:
         text = _LEADING.sub("", text)
-    if not rows or "\t" in text or SEP in text:
+    if "\t" in text or SEP in text:
         return [_key(cells(row, starts), canon, kinds) for row in rows]
     flat = _CELL_OR_ROW.split(text)
     del text

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from .diff import Matcher as LineMatcher
 from .diff import changed_pairs, unified
 from .values import Mismatch
 from .volatile import Canon, describe
@@ -15,6 +16,7 @@ ELLIPSIS = "..."
 _PADDING = re.compile(r"(?<=\S) {2,}(?=\S)")
 _ANY_LINES = None  # matcher for a whole-line `...`
 MAX_NOTES = 10
+MAX_TOKENS = 300
 # `...` inside a line stands for any text, except between two digits: `1839...0871` is an abbreviated serial.
 WILDCARD = re.compile(r"(?<!\d)\.\.\.|\.\.\.(?!\d)")
 
@@ -122,8 +124,9 @@ def align(expected: Sequence[str], actual: Sequence[str], canon: Canon, exp_cano
 def text_mismatch(expected: Sequence[str], actual: Sequence[str], aligned: Alignment, canon: Canon,
                   exp_canon: Canon) -> Mismatch:
     """A unified diff in which lines that match under the rules show as unchanged, then the words that differ."""
-    diff, removed, added = unified(expected, actual, aligned.expected, aligned.actual)
-    notes = [note for i, j in changed_pairs(aligned.expected, aligned.actual)[:MAX_NOTES]
+    matcher = LineMatcher(aligned.expected, aligned.actual)
+    diff, removed, added = unified(expected, actual, aligned.expected, aligned.actual, matcher=matcher)
+    notes = [note for i, j in changed_pairs(matcher, MAX_NOTES)
              if (note := word_change(i, expected[i], actual[j], canon, exp_canon))]
     summary = _join(_count(removed, "expected line", "not seen"), _count(added, "unexpected line"))
     return Mismatch(summary or "text differs", (*diff, *notes))
@@ -147,6 +150,8 @@ def word_change(index: int, expected: str, actual: str, canon: Canon, exp_canon:
     """`line 2: expected ERROR, got INFO`: the words of a changed line that made it differ, forgiven parts left out."""
     ek, ak = exp_canon.one(expected), canon.one(actual)
     e_tokens, a_tokens = _TOKEN.findall(ek), _TOKEN.findall(ak)
+    if len(e_tokens) * len(a_tokens) > MAX_TOKENS ** 2:
+        return ""  # a line of thousands of words: the diff above says enough
     e_shown = _shown(expected, e_tokens)
     a_shown = _shown(actual, a_tokens)
     changed = [op for op in SequenceMatcher(None, e_tokens, a_tokens, autojunk=False).get_opcodes()

@@ -118,7 +118,7 @@ KINDS: tuple[ValueKind, ...] = (
     ValueKind("ipv4", rf"(?<![\w.]){_NOT_BIND4}{_OCTET}(?:\.{_OCTET}){{3}}(?![\w/]|\.\d)", may_hold=lambda s: "." in s),
     # Host ports assigned at random (k3d and kind API servers, `docker run -P`, port-forward to `:80`)
     # and NodePorts in `80:31234/TCP`; ports below 30000 are chosen by someone and stay.
-    ValueKind("port", rf"(?P<keep>(?<=[\w\]\U00100000-\U001000ff]):|\bport ){_EPHEMERAL}(?![\w.])"
+    ValueKind("port", rf"(?P<keep>(?<=[\w\]\x01-\x08\x0e-\x1b]):|\bport ){_EPHEMERAL}(?![\w.])"
                       rf"|(?P<keep2>(?<=\d):|(?<=[\s,])){_NODEPORT}(?=/(?:TCP|UDP|SCTP)(?!\w))",
               may_hold=lambda s: ":" in s or "port " in s or "/" in s),
     ValueKind("date",
@@ -163,11 +163,15 @@ KINDS: tuple[ValueKind, ...] = (
 )
 
 # Markers come from a private-use plane that terminal output (icon fonts included) leaves alone.
-_KIND_MARK = {name: chr(0x100000 + i) for i, name in enumerate(dict.fromkeys(k.name for k in KINDS))}
+# Markers are control characters that normalised output never holds (and that are neither word
+# characters nor whitespace to a regex), so canonical text stays one byte a character; masks, which
+# a project may have many of, take characters from a private-use plane.
+_MARKS = [chr(c) for c in (*range(0x01, 0x09), *range(0x0E, 0x1C))]
+_KIND_MARK = {name: _MARKS[i] for i, name in enumerate(dict.fromkeys(k.name for k in KINDS))}
 _MASK_BASE = 0x100100
 _RESTARTS = re.compile(rf"(?<![\w.])\d+ \({_KIND_MARK['duration']} ago\)")
-_RESTARTS_MARK = chr(0x1000FF)
-_NAMED = chr(0x1000FE)  # a word a volatile column may change: weekdays and months
+_RESTARTS_MARK = _MARKS[-1]
+_NAMED = _MARKS[-2]  # a word a volatile column may change: weekdays and months
 _DIGITS = re.compile(r"\d+")
 _CALENDAR = re.compile(rf"\b(?:{_WEEKDAY}|{_MONTH})\b")
 _NAME_SUFFIX = re.compile("|".join(k.pattern.replace("(?P<keep>", "(?:") for k in KINDS
@@ -269,9 +273,15 @@ class Canon:
         out = list(map(self._cache.get, items))
         if None in out:
             distinct = dict.fromkeys(items)
-            one = self.one
+            cache, one, fast = self._cache, self.one, self._fast
             for item in distinct:
-                distinct[item] = one(item)
+                done = cache.get(item)
+                if done is None:
+                    # Names and addresses (the values that rarely repeat) skip the cache entirely.
+                    done = _quick(item) if fast else None
+                    if done is None or not done or done[-1] not in _UNIQUE:
+                        done = one(item)
+                distinct[item] = done
             return list(map(distinct.__getitem__, items))
         return out
 
@@ -353,7 +363,8 @@ _KIND_NAME = {mark: name for name, mark in _KIND_MARK.items()} | {_RESTARTS_MARK
 
 def describe(canonical: str) -> str:
     """A canonical string for a reader: each forgiven value shown as its kind, `<timestamp>`."""
-    return "".join(f"<{_KIND_NAME.get(c, 'mask')}>" if "\U00100000" <= c <= "\U001001ff" else c for c in canonical)
+    return "".join(f"<{_KIND_NAME[c]}>" if c in _KIND_NAME else "<mask>" if c >= "\U00100100" else c
+                   for c in canonical)
 
 
 def star_names(text: str, *, loose: bool = False) -> str:
