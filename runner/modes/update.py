@@ -16,12 +16,12 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from ..errors import DemorunError, ParseError, WorkshopChanged
 from ..files import rewrite
 from ..model import Expectation
 from ..verify import compare_output, normalise
+from ..verify.diff import Matcher
 from ..verify.text import ELLIPSIS, align
 from ..verify.volatile import canon_for
 
@@ -104,7 +104,7 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
     old_keys, new_keys = aligned.expected, aligned.actual
     dots = [not exact and line.strip() == ELLIPSIS for line in old]
     merged: list[tuple[bool, str]] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old_keys, new_keys, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in Matcher(old_keys, new_keys).get_opcodes():
         if tag == "equal":
             merged.extend((True, raw[i]) for i in range(i1, i2))
             continue
