@@ -1,7 +1,7 @@
 """Values that cross module boundaries: plan, steps, outcomes, verdicts, reports."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 DEFAULT_TIMEOUT = 600.0  # seconds a command may take when nothing else is said (FORMAT.md)
@@ -65,6 +65,16 @@ class Expectation:
     end_line: int  # last `##` line
 
 
+class Expect(str, Enum):
+    """How `##` output is compared (@expect); equal to its name as a string."""
+
+    AUTO = "auto"
+    EXACT = "exact"
+    CONTAINS = "contains"
+    UNORDERED = "unordered"
+    IGNORE = "ignore"
+
+
 @dataclass(frozen=True)
 class Modifiers:
     """Per-command directives (FORMAT.md), defaults meaning 'none given'."""
@@ -74,7 +84,7 @@ class Modifiers:
     show: bool = True  # @noshow / @immed clear it
     typeout: bool = True  # @notypeout clears it
     immediate: bool = False  # @immed / @immediate
-    expect: str = "auto"  # @expect auto|exact|contains|unordered|ignore
+    expect: Expect = Expect.AUTO  # @expect
     exit: int | None = 0  # @exit N; None for @exit any
     timeout: float | None = None  # @timeout, seconds
     stop_after: float | None = None  # @stop-after, seconds
@@ -83,6 +93,9 @@ class Modifiers:
     masks: tuple[str, ...] = ()  # @mask REGEX, in order
     optional: bool = False  # from an unknown `@name`: warn and go on if not found
     ends_shell: bool = False  # @ends-shell: this command ends the shell on purpose
+
+
+NO_MODIFIERS = Modifiers()  # shared by every step no directive touched
 
 
 @dataclass(frozen=True)
@@ -96,7 +109,7 @@ class Step:
     end_line: int = 0  # last source line of the step (commands span lines)
     section: str | None = None  # nearest Markdown heading above, for --from
     expected: Expectation | None = None  # commands only
-    modifiers: Modifiers = field(default_factory=Modifiers)
+    modifiers: Modifiers = NO_MODIFIERS
     hook_var: str | None = None  # HOOK steps: the X of $DEMO_HOOK_X
     if_hooks: tuple[str, ...] = ()  # run only if every $DEMO_HOOK_<var> is set
     called_from: tuple[SourceLoc, ...] = ()  # macro, import and @$SHELL call sites

@@ -32,6 +32,7 @@ REJECTED = [
     ("}", "unexpected token `}'"),
     ("for x in; do ) done", "unexpected token `)'"),
     ("k3d cluster delete <<name>>", "unexpected token `newline'"),
+    ("fi", "unexpected token `fi'"),
 ]
 
 
@@ -55,7 +56,7 @@ def test_results_keep_their_order_in_a_mixed_batch():
     assert [m is None for m in check_syntax(commands)] == [True, False, True, False, True]
 
 
-def test_one_bash_process_for_the_whole_batch(monkeypatch):
+def test_one_bash_for_a_clean_batch_and_one_more_to_say_what_is_wrong(monkeypatch):
     calls = []
     real_run = subprocess.run
 
@@ -64,8 +65,10 @@ def test_one_bash_process_for_the_whole_batch(monkeypatch):
         return real_run(*args, **kwargs)
 
     monkeypatch.setattr(subprocess, "run", counting_run)
+    check_syntax(ACCEPTED * 50)
+    assert len(calls) == 1 and "-n" in calls[0]  # one `bash -n` over the whole plan
     check_syntax(ACCEPTED + [c for c, _ in REJECTED])
-    assert len(calls) == 1
+    assert len(calls) == 3
 
 
 ESCAPES = [
@@ -105,3 +108,11 @@ def test_checking_never_runs_the_command(tmp_path, unguarded, escape):
 
 def test_empty_batch():
     assert check_syntax([]) == []
+
+
+@pytest.mark.parametrize("first", [c for c, _ in REJECTED] + ["f() {", "{", "(", "if true; then"])
+def test_two_wrong_commands_never_make_a_right_plan(first):
+    """The whole-plan check wraps each command; no pair may close each other's wrappers."""
+    closers = ["}", "fi", ")", "done", "esac", "} }", "fi; }"]
+    for second in closers:
+        assert all(check_syntax([first, "echo between", second])[i] is not None for i in (0, 2)), second

@@ -1,6 +1,7 @@
 """Setting up a workshop for any mode: plan, configuration, requirements and session."""
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,8 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
     if plan.errors:
         listing = "\n".join(str(f) for f in plan.errors)
         raise ParseError(f"{file} has {len(plan.errors)} error(s); nothing was run\n{listing}")
+    # The plan lives as long as the run: the collector need not walk it again and again.
+    gc.freeze()
     return plan
 
 

@@ -95,10 +95,33 @@ def _problem(output: str, first_line: int, command: str) -> SyntaxProblem:
     return SyntaxProblem(_LOCATED.sub(r"\2", tail[-1]) if tail else "bash rejects this command", 1)
 
 
+def _all_parse(commands: list[str]) -> bool:
+    """One `bash -n` over every command, each in its wrapper: True when bash has nothing to say.
+
+    `-n` runs nothing, so no guard is needed; a command that could close its wrapper early
+    leaves the next wrapper unbalanced, which bash reports, and the slow path then judges.
+    """
+    script = "\n".join(_wrap(text.replace("\0", "")) for text in commands) + "\n"
+    with _seekable(script.encode("utf-8", "replace")) as stdin:
+        try:
+            done = subprocess.run([_bash(), "--norc", "--noprofile", "-O", "extglob", "-n"], stdin=stdin,
+                                  capture_output=True, timeout=_TIMEOUT, cwd="/", env={"LC_ALL": "C.UTF-8"})
+        except subprocess.TimeoutExpired:
+            return False
+    # A heredoc left open is only a warning to `bash -n`, so any word from bash means "look closer".
+    return done.returncode == 0 and not done.stdout and not done.stderr
+
+
 def check_syntax_located(commands: list[str]) -> list[SyntaxProblem | None]:
-    """Per command, what bash says is wrong with it (None when it parses)."""
+    """Per command, what bash says is wrong with it (None when it parses).
+
+    Usually one `bash -n` over the whole plan settles it; only when bash objects is each
+    command checked on its own, to say which and why.
+    """
     if not commands:
         return []
+    if _all_parse(commands):
+        return [None] * len(commands)
     batch = [_PROBE] + list(commands)
     feed = bytearray()
     for text in batch:

@@ -12,6 +12,7 @@ import os
 
 from ..errors import ParseError
 from ..model import (
+    NO_MODIFIERS,
     Finding,
     Kind,
     Modifiers,
@@ -22,7 +23,14 @@ from ..model import (
     Step,
     Visibility,
 )
-from .directives import BUILTIN_HOOKS, Directive, interpret
+from .directives import (
+    AS_COMMAND,
+    BUILTIN_HOOKS,
+    BUILTIN_MACROS,
+    Change,
+    Directive,
+    interpret,
+)
 from .items import (
     BlockItem,
     CommandItem,
@@ -35,20 +43,6 @@ from .items import (
 from .markdown import scan_markdown
 from .shell import split_shell
 from .source import is_markdown, read_source, split_lines
-
-_BUILTIN_MACROS: dict[str, tuple[tuple[Kind, str | None], ...]] = {
-    "wait_clear": ((Kind.WAIT, None), (Kind.CLEAR, None)),
-    "browser_then_terminal": ((Kind.WAIT, None), (Kind.HOOK, "show_browser"), (Kind.WAIT, None),
-                              (Kind.CLEAR, None), (Kind.HOOK, "show_terminal")),
-    "start_livecast": ((Kind.HOOK, "show_slides"), (Kind.WAIT, None), (Kind.CLEAR, None),
-                       (Kind.HOOK, "show_terminal")),
-}
-# As in demosh, the scene-switching built-ins do nothing unless their hooks are set,
-# so a presenter without a livecast setup is not made to press RETURN for nothing.
-_BUILTIN_GUARDS: dict[str, tuple[str, ...]] = {
-    "browser_then_terminal": ("show_browser", "show_terminal"),
-    "start_livecast": ("show_slides", "show_terminal"),
-}
 
 
 def _key(path: str) -> str:
@@ -128,7 +122,7 @@ class _Registry:
     """Macros and hooks in scope: name -> (body, file) and name -> VAR."""
 
     def __init__(self) -> None:
-        self.macros: dict[str, tuple[tuple[Item, ...], str] | None] = dict.fromkeys(_BUILTIN_MACROS)
+        self.macros: dict[str, tuple[tuple[Item, ...], str] | None] = dict.fromkeys(BUILTIN_MACROS)
         self.hooks: dict[str, str] = dict(BUILTIN_HOOKS)
 
     def copy(self) -> _Registry:
@@ -157,7 +151,8 @@ class Builder:
         self.called_from: tuple[SourceLoc, ...] = ()
         self.files: list[tuple[str, str]] = []  # (identity, path as shown) being read
         self.macro_stack: list[str] = []
-        self.pending: dict[str, object] = {}
+        self.pending: list[Change] = []  # per-command directives waiting for their command
+        self.pending_names: list[str] = []
         self.pending_at: SourceLoc | None = None
 
     # -- reading ------------------------------------------------------------------
@@ -211,7 +206,7 @@ class Builder:
                 if directive.kind == "hook":
                     name, var = directive.words
                     registry.hooks[name] = var
-                    if name in _BUILTIN_MACROS:
+                    if name in BUILTIN_MACROS:
                         registry.macros.pop(name, None)
                     continue
                 target, _ = self._resolve(directive.words[0], path)
@@ -235,12 +230,14 @@ class Builder:
     def _finding(self, loc: SourceLoc, severity: Severity, code: str, message: str) -> None:
         self.findings.append(Finding(loc, severity, code, message))
 
-    def _modifiers(self, **forced) -> Modifiers:
-        changes = dict(self.pending)
-        changes.update(forced)
-        self.pending = {}
+    def _modifiers(self, forced: Change | None = None) -> Modifiers:
+        """The modifiers the pending directives give the next command; the shared default if none."""
+        modifiers = NO_MODIFIERS
+        for change in self.pending:
+            modifiers = change(modifiers)
+        self.pending, self.pending_names = [], []
         self.pending_at = None
-        return Modifiers(**changes)
+        return forced(modifiers) if forced else modifiers
 
     def _emit(self, nodes: list[Item] | tuple[Item, ...], path: str) -> None:
         for node in nodes:
@@ -284,10 +281,8 @@ class Builder:
         elif kind == "print":
             self._step(Kind.PRINT, loc, d.args, end_line)
         elif kind == "modifier":
-            for field, value in d.changes:
-                if field == "masks":
-                    value = tuple(self.pending.get("masks", ())) + (value,)
-                self.pending[field] = value
+            self.pending.append(d.change)
+            self.pending_names.append(d.name)
             self.pending_at = self.pending_at or loc
         elif kind in ("import", "shell"):
             self._include(d, loc, path)
@@ -304,8 +299,7 @@ class Builder:
             self._step(Kind.HOOK, loc, name, hook_var=self.registry.hooks[name])
         else:
             text = f"{name} {args}".strip()
-            self._step(Kind.COMMAND, loc, text, modifiers=self._modifiers(
-                immediate=True, show=False, wait_before=False, optional=True))
+            self._step(Kind.COMMAND, loc, text, modifiers=self._modifiers(AS_COMMAND))
 
     def _macro(self, name: str, loc: SourceLoc) -> None:
         if name in self.macro_stack:
@@ -319,8 +313,9 @@ class Builder:
         definition = self.registry.macros[name]
         if definition is None:
             guards = self.if_hooks
-            self.if_hooks += tuple(self._builtin_hook_var(h) for h in _BUILTIN_GUARDS.get(name, ()))
-            for kind, hook in _BUILTIN_MACROS[name]:
+            builtin = BUILTIN_MACROS[name]
+            self.if_hooks += tuple(self._builtin_hook_var(h) for h in builtin.needs_hooks)
+            for kind, hook in builtin.steps:
                 if kind is Kind.HOOK:
                     self._step(kind, loc, hook, hook_var=self._builtin_hook_var(hook))
                 else:
@@ -372,17 +367,17 @@ class Builder:
                           f"cannot {what} {d.words[0]!r}: {nodes}")
             return
         saved = (self.mode, self.section, self.called_from, self.registry)
-        saved_pending = self.pending, self.pending_at
+        saved_pending = self.pending, self.pending_names, self.pending_at
         self.called_from += (loc,)
         if d.kind == "shell":
             self.registry = self.base.copy()
             self._collect(nodes, target, self.registry, {real})
             self.mode = Visibility.HIDE
-            self.pending, self.pending_at = {}, None
+            self.pending, self.pending_names, self.pending_at = [], [], None
         self._run_file(nodes, target)
         self.mode, self.section, self.called_from, self.registry = saved
         if d.kind == "shell":
-            self.pending, self.pending_at = saved_pending
+            self.pending, self.pending_names, self.pending_at = saved_pending
 
     def _run_file(self, nodes: list[Item], path: str) -> None:
         self.files.append((_key(path), path))
@@ -415,10 +410,11 @@ class Builder:
         for init_path, init_nodes in inits:
             self.mode = Visibility.HIDE
             self._run_file(init_nodes, init_path)
-        self.mode, self.section, self.pending = Visibility.HIDE, None, {}
+        self.mode, self.section = Visibility.HIDE, None
+        self.pending, self.pending_names = [], []
         self._run_file(nodes, path)
         if self.pending and self.pending_at is not None:
-            names = ", ".join(sorted(self.pending))
+            names = ", ".join(sorted(set(self.pending_names)))
             self._finding(self.pending_at, Severity.WARNING, "dangling-modifier",
                           f"per-command directive ({names}) is followed by no command")
         findings = sorted(set(self.findings), key=lambda f: (f.loc, f.code, f.message))

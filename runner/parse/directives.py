@@ -3,28 +3,59 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
-from ..model import Visibility
+from ..model import Expect, Kind, Modifiers, Visibility
 from .durations import parse_duration
 
+# What a per-command directive does to the modifiers of the next command.
+Change = Callable[[Modifiers], Modifiers]
+
+
+def _immediate(m: Modifiers) -> Modifiers:
+    return replace(m, immediate=True, show=False, wait_before=False)
+
+
 MODES = {"SHOW": Visibility.SHOW, "HIDE": Visibility.HIDE, "SKIP": Visibility.SKIP}
-FLAGS = {
-    "waitafter": {"wait_after": True},
-    "nowaitbefore": {"wait_before": False},
-    "noshow": {"show": False},
-    "notypeout": {"typeout": False},
-    "immed": {"immediate": True, "show": False, "wait_before": False},
-    "immediate": {"immediate": True, "show": False, "wait_before": False},
-    "ends-shell": {"ends_shell": True},
+FLAGS: dict[str, Change] = {
+    "waitafter": lambda m: replace(m, wait_after=True),
+    "nowaitbefore": lambda m: replace(m, wait_before=False),
+    "noshow": lambda m: replace(m, show=False),
+    "notypeout": lambda m: replace(m, typeout=False),
+    "immed": _immediate,
+    "immediate": _immediate,
+    "ends-shell": lambda m: replace(m, ends_shell=True),
 }
-EXPECT_MODES = ("auto", "exact", "contains", "unordered", "ignore")
+# An unknown `@name args` runs as the immediate command `name args`, warned about if missing.
+AS_COMMAND: Change = lambda m: replace(_immediate(m), optional=True)  # noqa: E731
 VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask"}
 SHELL_NAMES = {"$SHELL", "${SHELL}"}
-BUILTIN_MACROS = {"wait_clear", "browser_then_terminal", "start_livecast"}
 BUILTIN_HOOKS = {"show_browser": "BROWSER", "show_terminal": "TERMINAL", "show_slides": "SLIDES"}
+
+
+@dataclass(frozen=True)
+class BuiltinMacro:
+    """A macro of the old tool's: its steps (a kind, and a hook's name for HOOK steps) and guards."""
+
+    steps: tuple[tuple[Kind, str | None], ...]
+    # As in demosh, the scene switches do nothing unless their hooks are set, so a presenter
+    # without a livecast setup is not made to press RETURN for nothing.
+    needs_hooks: tuple[str, ...] = ()
+
+
+BUILTIN_MACROS: dict[str, BuiltinMacro] = {
+    "wait_clear": BuiltinMacro(((Kind.WAIT, None), (Kind.CLEAR, None))),
+    "browser_then_terminal": BuiltinMacro(
+        ((Kind.WAIT, None), (Kind.HOOK, "show_browser"), (Kind.WAIT, None), (Kind.CLEAR, None),
+         (Kind.HOOK, "show_terminal")),
+        needs_hooks=("show_browser", "show_terminal")),
+    "start_livecast": BuiltinMacro(
+        ((Kind.HOOK, "show_slides"), (Kind.WAIT, None), (Kind.CLEAR, None), (Kind.HOOK, "show_terminal")),
+        needs_hooks=("show_slides", "show_terminal")),
+}
 _BARE = {"wait", "clear", "end", "endif"}
-KNOWN_NAMES = (set(MODES) | set(FLAGS) | VALUED | SHELL_NAMES | BUILTIN_MACROS | _BARE
+KNOWN_NAMES = (set(MODES) | set(FLAGS) | VALUED | SHELL_NAMES | set(BUILTIN_MACROS) | _BARE
                | {"print", "import", "macro", "hook", "ifhook", "requires"})
 _NAME = re.compile(r"[A-Za-z_][\w-]*$")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -38,7 +69,7 @@ class Directive:
     name: str
     args: str = ""
     mode: Visibility | None = None
-    changes: tuple[tuple[str, object], ...] = ()  # Modifiers fields a modifier sets
+    change: Change | None = None  # what a per-command directive does to the next command
     words: tuple[str, ...] = ()  # path, names or tools
 
 
@@ -56,35 +87,45 @@ def _one(name: str, args: str, what: str) -> str:
     return words[0]
 
 
-def _modifier(name: str, args: str) -> tuple[tuple[str, object], ...]:
+def _modifier(name: str, args: str) -> Change:
+    """The change `@name args` makes to the next command, once its arguments are checked."""
     value = args.strip()
     if name == "expect":
-        if value not in EXPECT_MODES:
-            raise ValueError(f"'@expect' takes one of {', '.join(EXPECT_MODES)}; got {value!r}")
-        return (("expect", value),)
+        try:
+            mode = Expect(value)
+        except ValueError:
+            raise ValueError(f"'@expect' takes one of {', '.join(e.value for e in Expect)}; "
+                             f"got {value!r}") from None
+        return lambda m: replace(m, expect=mode)
     if name == "exit":
         if value == "any":
-            return (("exit", None),)
+            return lambda m: replace(m, exit=None)
         if not re.fullmatch(r"\d{1,3}", value) or int(value) > 255:
             raise ValueError(f"'@exit' takes a status 0-255 or 'any', got {value!r}")
-        return (("exit", int(value)),)
-    if name in ("timeout", "stop-after"):
-        return ((name.replace("-", "_"), parse_duration(value)),)
+        status = int(value)
+        return lambda m: replace(m, exit=status)
+    if name == "timeout":
+        timeout = parse_duration(value)
+        return lambda m: replace(m, timeout=timeout)
+    if name == "stop-after":
+        stop_after = parse_duration(value)
+        return lambda m: replace(m, stop_after=stop_after)
     if name == "retry":
         parts = value.split()
         if len(parts) not in (1, 3) or (len(parts) == 3 and parts[1] != "every"):
             raise ValueError(f"'@retry' takes D or 'D every D2', got {value!r}")
-        changes: tuple[tuple[str, object], ...] = (("retry", parse_duration(parts[0])),)
-        if len(parts) == 3:
-            changes += (("retry_every", parse_duration(parts[2])),)
-        return changes
+        retry = parse_duration(parts[0])
+        if len(parts) == 1:
+            return lambda m: replace(m, retry=retry)
+        every = parse_duration(parts[2])
+        return lambda m: replace(m, retry=retry, retry_every=every)
     if not value:
         raise ValueError("'@mask' needs a regular expression")
     try:
         re.compile(value)
     except re.error as exc:
         raise ValueError(f"'@mask' {value!r} is not a regular expression: {exc}") from None
-    return (("masks", value),)
+    return lambda m: replace(m, masks=(*m.masks, value))
 
 
 def interpret(name: str, args: str) -> tuple[Directive | None, str | None]:
@@ -94,12 +135,11 @@ def interpret(name: str, args: str) -> tuple[Directive | None, str | None]:
     try:
         if name in MODES or name in FLAGS or name in _BARE:
             kind = "mode" if name in MODES else "modifier" if name in FLAGS else name
-            directive = Directive(kind, name, mode=MODES.get(name),
-                                  changes=tuple(FLAGS.get(name, {}).items()))
+            directive = Directive(kind, name, mode=MODES.get(name), change=FLAGS.get(name))
             problem = f"'@{name}' takes no arguments, got {args!r}" if args.strip() else None
             return directive, problem
         if name in VALUED:
-            return Directive("modifier", name, args, changes=_modifier(name, args)), None
+            return Directive("modifier", name, args, change=_modifier(name, args)), None
         if name == "print":
             try:
                 text = " ".join(_split(name, args))
