@@ -1,9 +1,8 @@
 """Parsing and linting every workshop of the corpus in one process, against a floor measured now.
 
-Run by hand: `python3 bench/parse_corpus.py [--runs N]`. Target: parse and lint
-the whole corpus in under 2 s. The floor is reading the same files; a second
-measurement on a synthetic workshop of growing size shows whether parsing
-stays linear (time per command roughly flat from 1x to 10x).
+Run by hand: `python3 bench/parse_corpus.py [--runs N]`. Target: parse and lint the whole
+corpus in under 2 s. The floor is reading the same files; a synthetic workshop of growing
+size shows whether parsing stays linear (time per command roughly flat from 1x to 10x).
 """
 from __future__ import annotations
 
@@ -12,13 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import CORPUS, ROOT, run_main  # noqa: E402
 
-from runner.modes.lint import find_workshops, lint_findings  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from runner.discover import find_workshops  # noqa: E402
+from runner.modes.lint import lint_findings  # noqa: E402
 from runner.parse import parse_text, parse_workshop  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
 TARGET = 2.0
 BLOCK = """\
 ## Step {n}
@@ -50,14 +50,14 @@ def best(fn, runs: int) -> float:
     return min(times)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"skipped: no corpus at {CORPUS}")
-        return
-    files = find_workshops(str(CORPUS))
+        return 0
+    files = [path for path, _ in find_workshops([str(CORPUS)], scripts=True)]
 
     def read_all():
         for f in files:
@@ -87,7 +87,8 @@ def main() -> None:
         base = base or per
         print(f"synthetic, {scale * 3:>5} commands: {seconds * 1000:>8.1f} ms, "
               f"{per * 1e6:.1f} us/command, x{per / base:.2f} of the smallest")
+    return 0 if lint < TARGET else 1
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

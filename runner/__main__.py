@@ -1,4 +1,4 @@
 """`python -m runner` is the `demorun` command."""
-from .cli import main
+from .launch import main
 
 main()

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import ConfigError
-from .parse.durations import parse_duration
 
 KEYS = ("timeout", "masks", "volatile-columns", "env", "secrets")
 
@@ -74,6 +73,10 @@ def _build(source: str, table: dict) -> Config:
         if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
             raise bad("timeout", f"expected a duration like '90s', got {raw!r}")
         try:
+            from .parse.durations import (
+                parse_duration,  # the parser package only when needed
+            )
+
             timeout = parse_duration(str(raw))
         except ValueError as exc:
             raise bad("timeout", str(exc)) from None

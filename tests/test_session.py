@@ -273,3 +273,13 @@ def test_output_buffer_undoes_the_ptys_crlf_across_chunks():
 def test_large_output_is_complete(session):
     outcome = session.run("seq 200000")
     assert outcome.output.count("\n") == 200000 and outcome.output.endswith("199999\n200000\n")
+
+
+def test_output_decodes_characters_split_across_chunks_as_a_whole_would():
+    data = "héllo ✓ wörld\r\n".encode() * 50 + b"\xff\xfe bad \xe2\x9c"
+    for size in (1, 2, 3, 7, 64):
+        buffer = Output()
+        for i in range(0, len(data), size):
+            buffer.append(data[i:i + size])
+        assert buffer.text() == data.replace(b"\r\n", b"\n").decode("utf-8", "replace")
+        assert buffer.text() == ""

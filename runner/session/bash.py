@@ -456,7 +456,7 @@ class Bash:
         if wait_ready([self.fd], [], 0):  # bash blocked after writing this: its prompt may be in it
             return None
         lost = not processes.is_terminal(self.pid, 2, self.terminals[1:])
-        self.send(f'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n'.encode())
+        self.send('__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n'.encode())
         if lost:
             return ("the command sent the shell's stderr away (exec 2>...), where bash prints its prompts; "
                     "demorun sent it back to the terminal")

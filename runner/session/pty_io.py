@@ -1,6 +1,7 @@
 """Talking to bash over a pty: salted prompt markers, a linear scanner for them, terminal modes."""
 from __future__ import annotations
 
+import codecs
 import contextlib
 import fcntl
 import os
@@ -20,6 +21,7 @@ OUTPUT = b""
 _KINDS = frozenset(b"SCEDL")
 _OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
 _MAX_PAYLOAD = 16
+_UTF8 = codecs.getincrementaldecoder("utf-8")
 _READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
 # Cleared so the pty hands bash every byte as written: no line editing, signals or translation.
@@ -149,12 +151,14 @@ class Scanner:
 class Output:
     """A command's output as it arrives, the pty's CR LF turned back into LF on the way in.
 
-    Converting chunk by chunk keeps a single copy of the bytes; text() then makes the one
-    string, so a long output peaks at its bytes plus its text and never more.
+    Each chunk is decoded as it comes and appended to one string, which CPython grows in
+    place while nothing else refers to it: a long output is held once, as its text, and
+    never as bytes and text at the same time.
     """
 
     def __init__(self) -> None:
-        self._data = bytearray()
+        self._text: str | None = ""
+        self._decoder: codecs.IncrementalDecoder | None = None  # made at the first chunk
         self._cr = False
 
     def append(self, data: bytes) -> None:
@@ -163,15 +167,21 @@ class Output:
         self._cr = data.endswith(b"\r")
         if self._cr:
             data = data[:-1]
-        self._data += data.replace(b"\r\n", b"\n")
+        self._add(data.replace(b"\r\n", b"\n"))
+
+    def _add(self, data: bytes, final: bool = False) -> None:
+        if self._decoder is None:
+            self._decoder = _UTF8("replace")
+        text, self._text = self._text, None  # the only reference left, so += resizes in place
+        text += self._decoder.decode(data, final)
+        self._text = text
 
     def text(self) -> str:
         """Decoded UTF-8 (invalid bytes as U+FFFD); the buffer is empty afterwards."""
-        if self._cr:
-            self._data += b"\r"
+        if self._cr or self._decoder is not None:
+            self._add(b"\r" if self._cr else b"", final=True)
             self._cr = False
-        text = self._data.decode("utf-8", "replace")
-        self._data = bytearray()
+        text, self._text, self._decoder = self._text, "", None
         return text
 
 
