@@ -143,10 +143,11 @@ class WorkshopFile(pytest.File):
 
 
 def _item_name(step, workshop: str) -> str:
-    """`line-N` for the workshop's own lines; an imported command is named by its call site and origin."""
-    if step.loc.file == workshop:
-        return f"line-{step.loc.line}"
+    """`line-N` for a command written where it runs; one from an import or a macro is named by
+    its call site in the workshop and where it is written: `line-3[helpers.sh:5]`."""
     site = next((s for s in step.called_from if s.file == workshop), None)
+    if site is None and step.loc.file == workshop:
+        return f"line-{step.loc.line}"
     return f"line-{site.line if site else 0}[{os.path.basename(step.loc.file)}:{step.loc.line}]"
 
 
@@ -166,7 +167,7 @@ class _Run:
         from .modes.check import checking, requirement_skips
 
         self.plan = plan
-        self.skipped = requirement_skips(plan)
+        self.skipped = requirement_skips(plan, config=config)
         self.position = 0
         self.error: str | None = None
         self._stack = ExitStack()

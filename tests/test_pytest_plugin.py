@@ -61,6 +61,26 @@ def test_one_test_per_command_in_file_order(pytester):
                    "docs/tour.md::line-17"]
 
 
+def test_imported_and_macro_commands_are_named_by_call_site_and_origin(pytester):
+    _write(pytester, "helpers.sh", "greet() { echo \"hi $1\"; }\n")
+    _write(pytester, "tour.md", """
+        <!-- @import helpers.sh -->
+
+        <!-- @macro twice -->
+        ```bash
+        greet one
+        ```
+        <!-- @end -->
+
+        <!-- @twice -->
+
+        <!-- @twice -->
+        """)
+    result = _run(pytester, "--demorun", "tour.md", "--collect-only", "-q")
+    ids = [line for line in result.outlines if "::" in line]
+    assert ids == ["tour.md::line-1[helpers.sh:1]", "tour.md::line-9[tour.md:5]", "tour.md::line-11[tour.md:5]"]
+
+
 def test_a_failure_reads_as_check_says_it_naming_row_and_column(pytester, monkeypatch):
     path = _write(pytester, "tour.md", TOUR)
     result = _run(pytester, "--demorun", "tour.md", "-rfEs")

@@ -209,11 +209,7 @@ def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
     def lost(file: str, why: str) -> FileCheck:
         return FileCheck(FileReport(file, (), 0.0, error=f"{file}: {why}"))
 
-    return ordered_map(functools.partial(_check_one, options=options), files, jobs, lost)
-
-
-def _check_one(file: str, *, options: dict) -> FileCheck:
-    return check_file(file, **options)
+    return ordered_map(functools.partial(check_file, **options), files, jobs, lost)
 
 
 def _announce(message: str) -> None:
