@@ -99,6 +99,10 @@ KINDS: tuple[ValueKind, ...] = (
          # klog: the letter before the date is the severity and stays.
          rf"|(?<=(?<![0-9A-Za-z])[IWEF])(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01]) {_CLOCK}(?![0-9A-Za-z])",
          may_hold=lambda s: ":" in s),
+    # Response headers that time the request (`curl -v`, `curl -I`): a measurement, not content.
+    ValueKind("measured", r"(?P<keep>(?m:^)<? ?(?i:x-envoy-upstream-service-time|x-response-time|x-runtime|age"
+                          r"|x-request-duration): )\d+(?:\.\d+)?(?:ms)?(?m:$)",
+              may_hold=lambda s: ": " in s),
     # Elapsed-time counters in log prefixes: logrus `INFO[0012]` (the level stays), dmesg `[  12.345678]`.
     ValueKind("elapsed", r"(?P<keep>(?<![\w])(?:INFO|WARN|ERRO|DEBU|TRAC|FATA|PANI)\[)\d{4,}(?=\])"
                          r"|(?<![\w\]])\[ *\d+\.\d{3,}\](?= )",
@@ -106,8 +110,10 @@ KINDS: tuple[ValueKind, ...] = (
     ValueKind("uuid", r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])",
          may_hold=lambda s: "-" in s),
     # Certificate serials and key ids: `0x` hex, colon-separated hex bytes, decimal serials, `step`'s `2875...1234`.
+    # MAC addresses (six bytes) count too; a line of a hex dump (`step`, `openssl`) may be shorter.
     ValueKind("serial", r"(?<![\w:])0x[0-9a-fA-F]{12,}(?![\w])"
-                        r"|(?<![\w:])(?:[0-9a-fA-F]{2}:){7,}[0-9a-fA-F]{2}(?![\w])"
+                        r"|(?<![\w:])(?:[0-9a-fA-F]{2}:){5,}[0-9a-fA-F]{2}(?![\w])"
+                        r"|(?m:^) +(?:[0-9a-f]{2}:)+[0-9a-f]{2}:?(?m:$)"
                         r"|(?<![\w.])\d{16,}(?![\w.])"
                         r"|(?<![\w.])\d{3,}\.\.\.\d{3,}(?![\w.])",
               may_hold=lambda s: len(s) >= 11),
