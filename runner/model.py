@@ -36,6 +36,7 @@ class Kind(str, Enum):
     CLEAR = "clear"  # clear the screen (presenting only)
     PRINT = "print"  # text = arguments, ${VAR} expanded by the session
     HOOK = "hook"  # run $DEMO_HOOK_<var> if set (presenting only)
+    NOTE = "note"  # text = an author's @note, for the presenter's notes terminal only
 
 
 class Severity(str, Enum):

@@ -45,4 +45,6 @@ def action_for(step: Step) -> Action:
         return Action.HOOK
     if step.kind in (Kind.WAIT, Kind.CLEAR):
         return Action.PACE
+    if step.kind is Kind.NOTE:  # read from the plan by the presenter's notes, never shown or run
+        return Action.SKIP
     return Action.SHOW if step.visibility is Visibility.SHOW else Action.SKIP

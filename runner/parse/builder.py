@@ -280,6 +280,8 @@ class Builder:
             self._step(Kind.CLEAR, loc, "")
         elif kind == "print":
             self._step(Kind.PRINT, loc, d.args, end_line)
+        elif kind == "note":
+            self._step(Kind.NOTE, loc, d.args, end_line)
         elif kind == "modifier":
             self.pending.append(d.change)
             self.pending_names.append(d.name)
