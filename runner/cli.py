@@ -24,8 +24,20 @@ def _duration(ctx, param, value):
         raise click.BadParameter(str(exc)) from None
 
 
+def _timings(ctx, param, value):
+    """`--timings` alone prints; `--timings FILE.json` also writes. Anything else was meant as the workshop."""
+    if value and not value.lower().endswith(".json"):
+        raise click.UsageError(f"--timings {value}: the file to write must end in .json; to print the "
+                               "timings only, put --timings after the workshop file", ctx)
+    return value
+
+
 no_init_option = click.option(
     "--no-init", is_flag=True, help="Do not read ~/.demoshrc and ~/.demoshrc.md first."
+)
+timings_option = click.option(
+    "--timings", is_flag=False, flag_value="", default=None, callback=_timings, metavar="[FILE.json]",
+    help="At the end, print how long each section took (commands vs waiting); with FILE.json, write it too.",
 )
 timeout_option = click.option(
     "--timeout",
@@ -176,16 +188,18 @@ def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
 @click.option("--quiet", is_flag=True, help="Show only failures.")
 @click.option("--record", type=click.Path(dir_okay=False), metavar="FILE.cast",
               help="Record what the audience sees as an asciinema v2 cast.")
+@timings_option
 @timeout_option
 @no_init_option
 @verbose_option
 @_cluster_options("run")
-def run_cmd(file, args, keep_going, speed, quiet, record, timeout, no_init, verbose, **cluster) -> None:
+def run_cmd(file, args, keep_going, speed, quiet, record, timings, timeout, no_init, verbose, **cluster) -> None:
     """Replay workshop FILE unattended; ARGS become $1, $2... ($0 is FILE)."""
     from .modes.run import run_replay
 
     _call(run_replay, file, list(args), keep_going=keep_going, speed=speed, quiet=quiet,
-          record=record, timeout=timeout, no_init=no_init, verbose=verbose, cluster=_cluster("run", **cluster))
+          record=record, timings=timings, timeout=timeout, no_init=no_init, verbose=verbose,
+          cluster=_cluster("run", **cluster))
 
 
 @main.command("check")
@@ -231,15 +245,19 @@ def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, sh
               help="Start at this section; earlier commands run hidden so state is right.")
 @click.option("--record", type=click.Path(dir_okay=False), metavar="FILE.cast",
               help="Record what the audience sees as an asciinema v2 cast.")
+@click.option("--notes", metavar="TTY",
+              help="Another terminal (`tty` prints its name) for the presenter: next command, step, "
+                   "notes, times and messages.")
+@timings_option
 @timeout_option
 @no_init_option
 @_cluster_options("present")
-def present_cmd(file, args, speed, start_at, record, timeout, no_init, **cluster) -> None:
+def present_cmd(file, args, speed, start_at, record, notes, timings, timeout, no_init, **cluster) -> None:
     """Present workshop FILE live: type commands, wait for keys (? for help)."""
     from .present.live import run_present
 
     _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
-          timeout=timeout, no_init=no_init, cluster=_cluster("present", **cluster))
+          notes=notes, timings=timings, timeout=timeout, no_init=no_init, cluster=_cluster("present", **cluster))
 
 
 @main.command("completion")

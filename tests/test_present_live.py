@@ -228,14 +228,17 @@ def test_bang_opens_the_workshops_shell_and_comes_back(present):
     assert term.finished()[0] == 0
 
 
-def test_help_line_on_question_mark(present):
+def test_help_line_on_question_mark_is_the_presenters_and_goes_away(present):
     term = present("basics.md", *FAST)
-    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    before = term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
     term.keys("?")
     shown = term.wait_text("Q quit")
     help_line = next(line for line in shown.splitlines() if "Q quit" in line)
     assert "RETURN" in help_line and len(help_line.rstrip()) <= 80
-    term.wait_for(lambda s: s.rstrip().endswith('$ echo "first-output for mars"'), "the prompt back")
+    # In place of the prompt's row: the audience's screen did not scroll.
+    assert shown.rstrip().splitlines()[:-1] == before.rstrip().splitlines()[:-1]
+    term.keys("x")
+    term.wait_for(lambda s: s == before, "the screen exactly as before")
     term.keys("Q")
     term.finished()
 
@@ -312,8 +315,12 @@ def test_drift_mark_for_a_mismatch_only_and_d_shows_the_difference(present):
     term.keys("Enter")
     term.wait_text("≠")
     term.wait_for(lambda s: prompt_line(s, "echo last"), "the last command")
+    before = term.screen()
     term.keys("d")
-    shown = term.wait_text("what-the-script-says")
+    shown = term.wait_text("what-the-script-says")  # a page over the show, for the presenter
+    assert "echo last" not in shown
+    term.keys("x")
+    shown = term.wait_for(lambda s: s == before, "the show exactly as it was")
     assert shown.count("≠") == 1
     term.keys("Q")
     term.finished()

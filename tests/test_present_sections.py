@@ -8,7 +8,7 @@ import pytest
 from runner.errors import DemorunError
 from runner.model import Kind, Plan, SourceLoc, Step, Visibility
 from runner.parse import parse_workshop
-from runner.present.live import find_section, sections
+from runner.present.sections import find_section, sections
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

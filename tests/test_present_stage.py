@@ -1,8 +1,12 @@
 """The presenter on stage, in a real terminal: keys during commands, cues, endings, the notes channel."""
 from __future__ import annotations
 
+import json
+import re
+import time
+
 import pytest
-from test_present_live import FAST, present, prompt_line, terminal  # noqa: F401  (fixtures)
+from test_present_live import FAST, Terminal, _end, present, prompt_line, terminal  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.tmux
 
@@ -96,3 +100,111 @@ def test_no_drift_for_a_failure_that_is_the_lesson_or_the_presenters_ctrl_c(pres
     assert term.screen().count("≠") == 1  # real drift is still marked
     term.keys("Q")
     assert term.finished()[0] == 0
+
+
+def test_start_cue_on_an_empty_screen_goes_with_the_first_key(present):
+    term = present("cue.md", *FAST)
+    shown = term.wait_text("RETURN to start")
+    assert "cue.md" in shown and "? for keys" in shown
+    assert "Prose after the start" not in term.stays_without("Prose after the start")
+    term.keys("Enter")
+    shown = term.wait_text("Prose after the start")
+    assert "RETURN to start" not in shown
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_a_hidden_command_that_ends_the_shell_ends_the_show_with_its_status(present):
+    term = present("hidden_fail.md", *FAST)
+    status, _ = term.finished()
+    shown = term.screen()
+    assert status == 3
+    assert "hidden_fail.md:" in shown and "exit status 3" in shown
+    assert "error: the tool frobnicate is not installed" in shown  # the tail of its output
+    assert "never-run" not in shown and "Never shown" not in shown
+
+
+def test_catching_up_shows_progress_then_erases_it(present):
+    term = present("catchup.md", *FAST, "--from", "using them")
+    term.wait_text("catching up: 1/3")
+    term.wait_text("catching up: 3/3")
+    shown = term.wait_for(lambda s: prompt_line(s, 'echo "installed $STEP"'), "the section's command")
+    assert "catching up" not in shown
+    term.keys("Enter")
+    term.wait_text("\ninstalled 3")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_o_shows_the_last_output_again_in_a_pager(present):
+    term = present("pager.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "Running\"; done"), "the long command")
+    term.keys("Enter")
+    before = term.wait_for(lambda s: prompt_line(s, "echo after-the-table"), "the next command")
+    assert "NAME-HEADER" not in before  # scrolled away
+    term.keys("o")
+    paged = term.wait_text("NAME-HEADER")
+    assert paged.splitlines()[0].startswith("NAME-HEADER")
+    term.keys("q")
+    term.wait_for(lambda s: s == before, "the show exactly as it was")
+    term.keys("Enter")
+    term.wait_text("\nafter-the-table")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_timings_of_three_sections_at_the_end(present, tmp_path):
+    written = tmp_path / "talk.json"
+    term = present("three_sections.md", *FAST, "--timings", str(written))
+    for command in ("sleep 0.3; echo first-done", "sleep 0.6; echo second-done", "echo third-done"):
+        term.wait_for(lambda s, c=command: prompt_line(s, c), command)
+        term.keys("Enter")
+    status, _ = term.finished()
+    shown = term.screen()
+    assert status == 0
+    table = shown[shown.index("section"):]
+    for title in ("First", "Second", "Third", "total"):
+        assert re.search(rf"^{title}\s+\d", table, re.MULTILINE), table
+    data = json.loads(written.read_text())
+    by_title = {s["title"]: s for s in data["sections"]}
+    assert {"First", "Second", "Third"} <= set(by_title)
+    assert by_title["Second"]["commands"] >= 0.6 > by_title["First"]["commands"] >= 0.3
+    assert all(s["total"] >= s["commands"] for s in data["sections"])
+
+
+@pytest.fixture
+def notes_pane(terminal, tmp_path):
+    """A terminal of its own (a second tmux server) for the presenter's notes, and its tty."""
+    pane = Terminal(f"{terminal.socket}-notes")
+    tty_file = tmp_path / "notes-tty"
+    pane.start(f"tty > {tty_file}; exec sleep 600")
+    try:
+        deadline = time.monotonic() + 5
+        while not tty_file.exists() or not tty_file.read_text().strip():
+            assert time.monotonic() < deadline, "the notes terminal did not start"
+            time.sleep(0.05)
+        yield pane, tty_file.read_text().strip()
+    finally:
+        _end(pane)
+
+
+def test_notes_on_a_second_terminal(present, notes_pane):
+    pane, tty = notes_pane
+    term = present("notes.md", *FAST, "--notes", tty)
+    term.wait_for(lambda s: prompt_line(s, "echo one-done"), "the first command")
+    panel = pane.wait_text("Ask who has used a service mesh")
+    assert "section 1/2: Part one" in panel and "step 1/2" in panel and "echo one-done" in panel
+    main = term.screen()
+    assert "service mesh" not in main and "step 1/2" not in main  # the audience sees none of it
+    term.keys("?")
+    pane.wait_text("Q quit")
+    assert "Q quit" not in term.screen()
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo two-done"), "the second command")
+    panel = pane.wait_text("press o if its header")
+    assert "section 2/2: Part two" in panel and "step 2/2" in panel and "service mesh" not in panel
+    assert re.search(r"Part one\s+\d", panel)  # time spent per section
+    term.keys("Enter")
+    assert term.finished()[0] == 0
+    pane.wait_text("end of the show: 2 commands")
+    assert "end of the show" not in term.screen()

@@ -11,9 +11,10 @@ from ..config import load_config
 from ..engine import Engine, Listener, Policy, interrupts
 from ..errors import MissingRequirement
 from ..model import Kind, SourceLoc, Status, Step, StepResult, Visibility
-from ..present.screen import GREEN, Screen
+from ..present.screen import DIM, GREEN, Screen
 from ..report.progress import Progress
 from ..secrets import Redactor
+from ..timings import Timings, check_writable
 from .setup import (
     effective_timeout,
     load_plan,
@@ -84,15 +85,38 @@ class ReplayListener(Listener):
             self.screen.notice(f"{loc}: {message}")
 
 
+class TimingListener(Listener):
+    """Feeds the walk to a Timings: where sections change and how long each command took."""
+
+    def __init__(self, timings: Timings):
+        self.timings = timings
+
+    def on_text(self, step: Step, text: str) -> None:
+        self.timings.at(step)
+
+    def on_step_start(self, index: int, step: Step) -> None:
+        self.timings.at(step)
+
+    def on_step_done(self, result: StepResult) -> None:
+        if result.outcome is not None:
+            self.timings.command(result.outcome.duration)
+
+
 def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | None, quiet: bool,
                record: str | None, timeout: float | None, no_init: bool,
-               cluster: ClusterOptions = ClusterOptions(), verbose: bool = False) -> int:
-    """Replay FILE; 0 when every command succeeded, 1 otherwise, N after `exit N`."""
+               cluster: ClusterOptions = ClusterOptions(), verbose: bool = False,
+               timings: str | None = None) -> int:
+    """Replay FILE; 0 when every command succeeded, 1 otherwise, N after `exit N`.
+
+    `timings`: None for none, "" to print them at the end, a path to write them as JSON too.
+    """
     plan = load_plan(file, no_init=no_init)
     config = load_config(file)
     missing = missing_requirements(plan, cluster.requires, config)
     if missing:
         raise MissingRequirement(f"{file}: not run: {missing.message()}")
+    if timings:
+        check_writable(timings)
 
     recorder = None
     if record:
@@ -103,6 +127,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         recorder = CastRecorder(record, width=max(size.columns, 80), height=max(size.lines, 24), title=file)
     screen = Screen(record=recorder.output if recorder else None)
     listener = ReplayListener(screen, quiet=quiet, speed=speed)
+    clock = Timings(file) if timings is not None else None
     started = time.monotonic()
     redact = Redactor()
     limit = effective_timeout(timeout, config)
@@ -115,7 +140,8 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
                 ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
                 open_session(file, args, config, timeout=limit, extra_env=guard.env) as session:
             guard.attach(session)
-            engine = Engine(plan, session, listeners=[progress, listener, *guard.listeners], policy=Policy(
+            listeners = [progress, listener, *guard.listeners] + ([] if clock is None else [TimingListener(clock)])
+            engine = Engine(plan, session, listeners=listeners, policy=Policy(
                 check_output=False, keep_going=keep_going, run_hooks=True,
                 default_timeout=limit, secret_names=config.secrets))
             live.append(engine)
@@ -128,6 +154,11 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         if recorder:
             recorder.close(redact)
 
+    if clock is not None:
+        for line in clock.table(screen.width):
+            screen.line(line, DIM)
+        if timings:
+            clock.write(timings)
     failed = [r for r in results if r.verdict.status is Status.FAIL]
     ran = sum(1 for r in results if r.outcome is not None)
     elapsed = time.monotonic() - started

@@ -10,7 +10,6 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 
 from ..cluster import ClusterGuard, ClusterOptions
 from ..config import load_config
@@ -25,15 +24,20 @@ from ..modes.setup import (
     open_session,
 )
 from ..secrets import Redactor
+from ..timings import Timings, check_writable
 from ..verify.diff import diff_line_kind
 from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard, TypeAhead
+from .notes import Channel, NotesChannel, Outline
+from .pager import OUTPUT_KEPT, show_in_pager
 from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
+from .sections import find_section, sections
 
-HELP = "RETURN run  space finish  - repeat  + skip  ! shell  g go to  d diff  Q quit"
+HELP = "RETURN run  + skip  - again  ! shell  g go to  d diff  o output  Q quit"
 HUMAN_PACE = (0.010, 0.100)  # seconds between two keystrokes, as the old tool typed
 BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # What a terminal may have been left with by a command that was killed: colours, hidden cursor.
 TERMINAL_RESET = "\x1b[0m\x1b[?25h"
+HIDDEN_TAIL = 20  # lines of a hidden command's output shown when it ends the shell
 
 
 class Quit(Exception):
@@ -52,72 +56,48 @@ class Jump(Exception):
         self.index = index
 
 
-@dataclass(frozen=True)
-class Section:
-    """A heading of the workshop and the step that starts it."""
-
-    index: int
-    title: str
-    shown: bool  # in a SHOW part of the file
-
-
-def sections(plan: Plan) -> list[Section]:
-    """Every heading in order: where the section of a step changes is where its heading is."""
-    found: list[Section] = []
-    previous = None
-    for index, step in enumerate(plan.steps):
-        if step.section is not None and step.section != previous and step.visibility is not Visibility.SKIP:
-            found.append(Section(index, step.section, step.visibility is Visibility.SHOW))
-        previous = step.section
-    return found
-
-
-def _normalised(title: str) -> str:
-    return " ".join(re.sub(r"[`*_]", "", title).casefold().split())
-
-
-def find_section(plan: Plan, heading: str) -> Section:
-    """The section a presenter named: exactly (ignoring case and emphasis), else the only one containing it."""
-    wanted = _normalised(heading)
-    candidates = sections(plan)
-    for matches in ([s for s in candidates if _normalised(s.title) == wanted],
-                    [s for s in candidates if wanted and wanted in _normalised(s.title)]):
-        shown = [s for s in matches if s.shown] or matches
-        if len({s.title for s in shown}) == 1:
-            return shown[0]
-        if shown:
-            names = ", ".join(repr(s.title) for s in shown[:6])
-            raise DemorunError(f"{plan.file}: --from {heading!r} matches several sections: {names}")
-    titles = [s.title for s in candidates if s.shown] or [s.title for s in candidates]
-    listing = ", ".join(repr(t) for t in titles[:8]) + (", ..." if len(titles) > 8 else "")
-    raise DemorunError(f"{plan.file}: --from {heading!r}: no such section"
-                       + (f"; sections: {listing}" if listing else "; the file has no headings"))
-
-
 class LiveListener(Listener):
-    """Streams the output of shown commands to the screen; a verdict keeps what failures need."""
+    """Streams the output of shown commands to the screen and keeps what `o` and failures need."""
 
     def __init__(self, screen: Screen):
         self.screen = screen
         self.visible = False
+        self.shown_output = bytearray()  # the last shown command's, from its start, for `o`
+        self.shown_cut = False
+        self.hidden_output = bytearray()  # the tail of the last hidden command's
+        self.notify: Callable[[str], None] = screen.notice
+
+    def on_step_start(self, index: int, step: Step) -> None:
+        if self.visible:
+            self.shown_output.clear()
+            self.shown_cut = False
+        else:
+            self.hidden_output.clear()
 
     def on_output(self, step: Step, chunk: bytes) -> None:
-        if self.visible:
-            self.screen.write(chunk)
+        if not self.visible:
+            self.hidden_output += chunk
+            del self.hidden_output[:-65536]
+            return
+        self.screen.write(chunk)
+        room = OUTPUT_KEPT - len(self.shown_output)
+        self.shown_output += chunk[:max(0, room)]
+        self.shown_cut = self.shown_cut or len(chunk) > room
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
             self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
-        self.screen.notice(f"{loc}: {message}")
+        self.notify(f"{loc}: {message}")
 
 
 class Show:
     """One presentation of one plan: walks the steps, types, waits and obeys keys."""
 
     def __init__(self, plan: Plan, engine: Engine, screen: Screen, keys: Keyboard,
-                 listener: LiveListener, *, speed: float | None):
+                 listener: LiveListener, *, speed: float | None, channel: Channel | None = None,
+                 timings: Timings | None = None):
         self.plan = plan
         self.steps = plan.steps
         self.engine = engine
@@ -126,38 +106,70 @@ class Show:
         self.keys = keys
         self.listener = listener
         self.speed = speed
+        self.channel = channel or Channel(screen)
+        self.timings = timings or Timings(plan.file)
+        self.outline = Outline(plan)
         self.history: list[int] = []  # commands shown and run, for `-`
         self.last_drift: StepResult | None = None
         self.typeahead = TypeAhead()
         self.session.keys_filter = self.typeahead
+        listener.notify = self.channel.say
         self.completed = -1  # the last step of the walk whose command has run
+        self.last_visible = False  # whether the last command run was shown
+        self.keyed = False  # the presenter has pressed a key at a wait
         self.ran = 0
         self.differed = 0
 
     # The walk.
 
     def present(self, start: int = 0) -> int:
-        """Show every step from `start`; commands before it run hidden first so that state is right."""
+        """Show every step from `start`; commands before it run hidden first so that state is right.
+
+        The exit status: 0 at the end; bash's own when a command ends the shell (at least 1
+        when that command was hidden: the show could not go on as written).
+        """
         self.catch_up(0, start)
         index = start
-        while index < len(self.steps):
+        while index < len(self.steps) and self.session.alive:
             try:
                 self.step(index, self.steps[index])
             except Jump as jump:
                 index = self.go_to(index, jump.index)
                 continue
-            if not self.session.alive:
-                self.screen.notice(f"{self.steps[index].loc}: the workshop's shell exited; end of the show")
-                return 0
             index += 1
-        summary = f"end of the show: {self.ran} commands"
+        if not self.session.alive:
+            return self.shell_ended()
+        summary = f"end of the show: {self.ran} command{'' if self.ran == 1 else 's'}"
         if self.differed:
             summary += f", {self.differed} not as in the script"
-        self.screen.line(summary, DIM)
+        self.channel.finish([summary])
         return 0
+
+    def shell_ended(self) -> int:
+        """bash has exited: say where and why, and for a hidden command show what it printed."""
+        step = self.engine.exit_step
+        status = self.session.exit_status or 0
+        where = f"{step.loc}: " if step is not None else ""
+        self.screen.newline_if_needed()
+        if self.last_visible:
+            self.screen.notice(f"{where}the workshop's shell exited (status {status}); end of the show")
+            return status
+        self.screen.failure(f"{where}a hidden command ended the workshop's shell with exit status {status}:")
+        if step is not None:
+            for line in step.text.splitlines():
+                self.screen.line(f"    {line}")
+        tail = bytes(self.listener.hidden_output).decode("utf-8", "replace").splitlines()
+        if tail:
+            self.screen.line(f"its last {min(len(tail), HIDDEN_TAIL)} lines of output:", DIM)
+            for line in tail[-HIDDEN_TAIL:]:
+                self.screen.line(line)
+        self.screen.failure("end of the show: the workshop cannot go on without its shell")
+        return status or 1
 
     def step(self, index: int, step: Step) -> None:
         action = self.engine.decide(index, step)
+        if action is not Action.SKIP:
+            self.timings.at(step)
         shown = step.visibility is Visibility.SHOW
         if action is Action.RUN:
             if shown and step.modifiers.show:
@@ -169,7 +181,7 @@ class Show:
         elif action is Action.PACE:
             # Also in hidden parts: the livecast macros wait there while the slides are up.
             if step.kind is Kind.WAIT:
-                self.pause()
+                self.pause(index)
             else:
                 self.screen.clear()
         elif action is not Action.SHOW:
@@ -185,17 +197,30 @@ class Show:
             self.screen.printed(self.engine.expand(step))
 
     def catch_up(self, start: int, stop: int) -> None:
-        """Run the commands in steps[start:stop] hidden, as setup: what `--from` and `g` skip over."""
-        todo = sum(1 for step in self.steps[start:stop] if may_run(step))
+        """Run the commands in steps[start:stop] hidden, as setup: what `--from` and `g` skip over.
+
+        Progress shows as k/N for the presenter; `Q` pressed meanwhile quits after the command.
+        """
+        todo = sum(1 for step in self.steps[start:stop]
+                   if may_run(step) and (not step.if_hooks or self.engine.hooks_active(step)))
         if not todo:
             return
-        self.screen.line(f"running {todo} earlier command{'s' if todo > 1 else ''} hidden...", DIM)
+        done = failed = 0
         for index, step, action in self.engine.walk(start, stop):
-            if action is Action.RUN:
-                self.execute(index, step, visible=False)
-                if not self.session.alive:
-                    return
-        self.keys.drain()
+            if action is not Action.RUN:
+                continue
+            done += 1
+            self.channel.progress(f"catching up: {done}/{todo} hidden commands ({step.loc})")
+            result = self.execute(index, step, visible=False, quietly=True)
+            failed += result is not None and result.verdict.status is Status.FAIL
+            while (key := self.keys.read(timeout=0)) is not None:
+                if key == "Q":
+                    raise Quit(0)
+            if not self.session.alive:
+                return
+        self.channel.progress(None)
+        if failed:
+            self.channel.say(f"{failed} of {todo} earlier commands failed while catching up (d: the last)")
 
     def go_to(self, current: int, target: int) -> int:
         """Forward jumps run what they skip over; backward ones run it again as it comes."""
@@ -214,10 +239,10 @@ class Show:
         return BRACED_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), step.text)
 
     def show_command(self, index: int, step: Step) -> None:
-        action = self.offer(step, typeout=step.modifiers.typeout, wait=step.modifiers.wait_before)
+        action = self.offer(index, step, typeout=step.modifiers.typeout, wait=step.modifiers.wait_before)
         while action == "repeat":
             self.repeat()
-            action = self.offer(step, typeout=False, wait=True)
+            action = self.offer(index, step, typeout=False, wait=True)
         if action == "skip":
             self.screen.line("(skipped)", DIM)
             return
@@ -225,10 +250,11 @@ class Show:
         self.completed = index
         self.history.append(index)
         if step.modifiers.wait_after and self.session.alive:
-            self.pause()
+            self.pause(index + 1)
 
-    def offer(self, step: Step, *, typeout: bool, wait: bool) -> str:
+    def offer(self, index: int, step: Step, *, typeout: bool, wait: bool) -> str:
         """Prompt and command, typed or at once; then what the presenter wants: run, skip or repeat."""
+        self.channel.at(self.outline.at(index))
         text = self.shown_text(step)
         self.screen.prompt()
         if typeout and not self.type_out(text):
@@ -274,9 +300,13 @@ class Show:
             return random.uniform(0.5, 1.5) / self.speed
         return random.uniform(*HUMAN_PACE)
 
-    def execute(self, index: int, step: Step, *, visible: bool) -> StepResult | None:
-        """Run one command, shown live with its keys, or hidden as setup; mark what did not go as written."""
+    def execute(self, index: int, step: Step, *, visible: bool, quietly: bool = False) -> StepResult | None:
+        """Run one command, shown live with its keys, or hidden as setup; mark what did not go as written.
+
+        `quietly`: a hidden failure is only remembered for `d` (catching up says how many at the end).
+        """
         self.listener.visible = visible
+        self.last_visible = visible
         self.typeahead.start()
         try:
             if visible:
@@ -285,21 +315,21 @@ class Show:
                 with interrupts(lambda: self.session), self.keys.signals():
                     result = self.engine.execute(index, step, interactive=False)
         except DemorunError as exc:
-            self.screen.newline_if_needed()
-            self.screen.notice(str(exc))
+            self.channel.say(str(exc))
             return None
         finally:
             self.listener.visible = False
-        if visible and result.outcome is not None:
-            self.ran += 1
+        if result.outcome is not None:
+            self.timings.command(result.outcome.duration)
+            self.ran += visible
         if result.verdict.status is Status.FAIL and not (visible and self.typeahead.signalled):
-            self.differed += visible
             self.last_drift = result
-            self.screen.newline_if_needed()
             if visible:
+                self.differed += 1
+                self.screen.newline_if_needed()
                 self.screen.line(drift_mark(result), DIM, YELLOW)
-            else:
-                self.screen.notice(f"{result.verdict.message} (a hidden command; d: details)")
+            elif not quietly:
+                self.channel.say(f"{result.verdict.message} (a hidden command; d: details)")
         if self.typeahead.quit_after:
             raise Quit(0)
         return result
@@ -309,10 +339,10 @@ class Show:
         back = 1
         while True:
             if back > len(self.history):
-                self.screen.line("(nothing earlier to repeat)", DIM)
+                self.channel.tell("(nothing earlier to repeat)")
                 return
             index = self.history[-back]
-            action = self.offer(self.steps[index], typeout=False, wait=True)
+            action = self.offer(index, self.steps[index], typeout=False, wait=True)
             if action == "repeat":
                 back += 1
                 continue
@@ -324,21 +354,28 @@ class Show:
 
     # Waiting for the presenter.
 
-    def pause(self) -> None:
+    def pause(self, index: int) -> None:
         """A wait that is not before a command (@wait, @waitafter): RETURN or `+` goes on."""
+        self.channel.at(self.outline.at(index))
+        if not self.keyed and self.screen.empty and not self.screen.status_shown:
+            name = os.path.basename(self.plan.file)
+            self.screen.show_status(f"{name} · RETURN to start · ? for keys")
         while self.wait(None, at_command=False) == "repeat":
             self.repeat()
 
     def wait(self, redraw: Callable[[], None] | None, *, at_command: bool) -> str:
         """Obey keys until one says what comes next: "run", "skip" or "repeat"."""
+        self.channel.at_wait()
         armed_quit = False
         while True:
             key = self.keys.read()
+            self.keyed = True
+            self.screen.clear_status()
             if key == CTRL_C:
                 if armed_quit:
                     raise Quit(130)
                 armed_quit = True
-                self.aside("(Ctrl-C again to quit)", redraw)
+                self.channel.tell("(Ctrl-C again to quit)")
                 continue
             armed_quit = False
             if key == ENTER:
@@ -350,36 +387,50 @@ class Show:
             if key == "Q":
                 raise Quit(0)
             if key == "?":
-                self.aside(HELP, redraw)
+                self.channel.tell(HELP)
             elif key == "d":
-                self.show_diff(redraw)
+                self.show_diff()
+            elif key == "o":
+                self.page_output()
             elif key == "!":
                 self.shell(redraw)
             elif key == "g":
                 target = self.pick_section()
                 if target is not None:
                     raise Jump(target)
-                if redraw:
-                    redraw()
 
-    def aside(self, text: str, redraw: Callable[[], None] | None) -> None:
-        """A line for the presenter, then the prompt put back as it was."""
-        self.screen.newline_if_needed()
-        self.screen.line(text, DIM)
-        if redraw:
-            redraw()
-
-    def show_diff(self, redraw: Callable[[], None] | None) -> None:
-        self.screen.newline_if_needed()
+    def show_diff(self) -> None:
+        """`d`: why the last command marked (or a hidden one) did not go as written, over the show."""
         result = self.last_drift
         if result is None:
-            self.screen.line("(every command so far went as written)", DIM)
-        else:
-            self.screen.line(result.verdict.message, YELLOW)
-            for line in result.verdict.details:
-                self.screen.line(line, *_DIFF_STYLE[diff_line_kind(line)])
-        if redraw:
-            redraw()
+            self.channel.tell("(every command so far went as written)")
+            return
+        width = self.screen.width - 1
+        lines = [self.screen.style(_cut(result.verdict.message, width), YELLOW)]
+        lines += [self.screen.style(_cut(line, width), *_DIFF_STYLE[diff_line_kind(line)])
+                  for line in result.verdict.details]
+        self.show_page(lines)
+
+    def show_page(self, lines: list[str]) -> None:
+        """Lines over the show; on the audience's terminal they stay until a key puts the show back."""
+        if not self.channel.page_waits_for_key:
+            self.channel.page(lines)
+            return
+        self.channel.page([*lines, "", self.screen.style("(any key: back to the show)", DIM)])
+        try:
+            self.keys.read()
+        finally:
+            self.channel.close_page()
+
+    def page_output(self) -> None:
+        """`o`: the last shown command's output in a pager, from its first line."""
+        if not self.listener.shown_output:
+            self.channel.tell("(no output to show again yet)")
+            return
+        with self.keys.suspended():
+            problem = show_in_pager(bytes(self.listener.shown_output), self.listener.shown_cut)
+        if problem:
+            self.channel.tell(problem)
 
     def shell(self, redraw: Callable[[], None] | None) -> None:
         """`!`: the workshop's own shell, with its variables and directory, until the presenter exits it."""
@@ -394,15 +445,18 @@ class Show:
             redraw()
 
     def pick_section(self) -> int | None:
-        """`g`: list the sections, read a number or the start of a heading; ESC cancels."""
+        """`g`: list the sections, read a number or part of a heading; ESC cancels."""
         choices = [s for s in sections(self.plan) if s.shown]
-        self.screen.newline_if_needed()
         if not choices:
-            self.screen.line("(no sections to go to)", DIM)
+            self.channel.tell("(no sections to go to)")
             return None
-        for number, section in enumerate(choices, 1):
-            self.screen.line(f"{number:>3}  {section.title}", DIM)
-        answer = self.read_line("go to section (number or title, ESC cancels): ")
+        width = self.screen.width - 1
+        lines = [_cut(f"{number:>3}  {section.title}", width) for number, section in enumerate(choices, 1)]
+        self.channel.page(["go to section:", *lines, ""])
+        try:
+            answer = self.read_line("number or title, RETURN to go, ESC cancels: ")
+        finally:
+            self.channel.close_page()
         if not answer:
             return None
         if answer.isdigit() and 1 <= int(answer) <= len(choices):
@@ -410,30 +464,25 @@ class Show:
         try:
             return find_section(self.plan, answer).index
         except DemorunError:
-            self.screen.line(f"(no section {answer!r})", DIM)
+            self.channel.tell(f"(no section {answer!r})")
             return None
 
     def read_line(self, prompt: str) -> str | None:
-        self.screen.write(self.screen.style(prompt, DIM))
+        """A short answer typed by the presenter, echoed on their channel only."""
         typed = ""
         while True:
+            self.channel.page_input(prompt + typed)
             key = self.keys.read()
             if key == ENTER:
-                self.screen.end_command()
                 return typed.strip()
             if key in (ESCAPE, CTRL_C, CTRL_D):
-                self.screen.end_command()
                 return None
             if key == BACKSPACE:
-                if typed:
-                    typed = typed[:-1]
-                    self.screen.write("\b \b")
-                continue
-            if key == SPACE:
-                key = " "
-            if len(key) == 1 and key.isprintable():
+                typed = typed[:-1]
+            elif key == SPACE:
+                typed += " "
+            elif len(key) == 1 and key.isprintable():
                 typed += key
-                self.screen.write(key)
 
 
 def live_step(step: Step) -> Step:
@@ -474,6 +523,10 @@ def _columns() -> int:
     return _terminal_size().columns
 
 
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
 @contextmanager
 def _ending_signals() -> Iterator[None]:
     """SIGTERM and a closing terminal end the show through the same cleanup as Q."""
@@ -498,8 +551,13 @@ def _restore_terminal(screen: Screen) -> None:
 
 def run_present(file: str, args: list[str], *, speed: float | None, start_at: str | None,
                 record: str | None, timeout: float | None, no_init: bool,
-                cluster: ClusterOptions = ClusterOptions(isolate=False, cleanup=False)) -> int:
-    """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted."""
+                cluster: ClusterOptions = ClusterOptions(isolate=False, cleanup=False),
+                notes: str | None = None, timings: str | None = None) -> int:
+    """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted.
+
+    `notes`: a terminal for the presenter's channel; `timings`: None, "" to print them at the end,
+    or a path to write them as JSON too.
+    """
     if speed is not None and speed <= 0:
         raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
     plan = load_plan(file, no_init=no_init)
@@ -508,6 +566,8 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     if missing:
         raise MissingRequirement(f"{file}: not presented: {missing.message()}")
     start = find_section(plan, start_at).index if start_at else 0
+    if timings:
+        check_writable(timings)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise DemorunError(f"{file}: present needs a terminal; use `demorun run {file}` to replay it unattended")
     size = _terminal_size()
@@ -519,6 +579,8 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
         recorder = CastRecorder(record, width=size.columns, height=size.lines, title=file)
     screen = Screen(record=recorder.output if recorder else None, width=size.columns)
+    clock = Timings(file)
+    channel = NotesChannel(screen, notes, file, clock) if notes else Channel(screen)
     listener = LiveListener(screen)
     redact = Redactor()
     try:
@@ -529,14 +591,16 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
             engine = Engine(plan, session, listeners=[listener], policy=Policy(
                 check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
                 secret_names=config.secrets))
-            show = Show(plan, engine, screen, keys, listener, speed=speed)
+            show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock)
             try:
                 code = show.present(start)
             except Quit as quit_:
+                screen.clear_status()
                 screen.newline_if_needed()
                 code = quit_.code
             except (Aborted, EOFError) as exc:
                 with suppress(OSError):
+                    screen.clear_status()
                     screen.newline_if_needed()
                     screen.notice(f"show ended: {exc}")
                 code = exc.exit_code if isinstance(exc, Aborted) else 130
@@ -546,4 +610,14 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         _restore_terminal(screen)
         if recorder:
             recorder.close(redact)
+        if notes:
+            channel.finish(clock.table() if timings is not None else [])
+            channel.close()
+    if timings is not None:
+        if not notes:  # after the show, and outside the recording: for the presenter
+            for line in clock.table(screen.width):
+                screen.out.write(screen.style(line, DIM).encode() + b"\n")
+            screen.out.flush()
+        if timings:
+            clock.write(timings)
     return code

@@ -2,7 +2,9 @@
 
 One writer for `run` and `present`, so that a recording made by either
 shows the same thing; every byte goes through `write`, which also feeds
-the optional recorder.
+the optional recorder. The presenter's own messages (a status line in
+place, a page over the screen) bypass it: the audience's record never
+holds them and the screen is put back as it was.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from typing import BinaryIO
+from typing import BinaryIO, ClassVar
 
 from ..session.term_modes import TerminalModes
 
@@ -43,11 +45,17 @@ class Screen:
         self.at_line_start = True
         self._tail = b"\n\n"  # the last two bytes shown, carriage returns aside: is a blank line above?
         self.modes = TerminalModes()  # what commands' output switched on in the user's terminal
+        self.empty = True  # nothing shown since the start or the last clear
+        self._row = bytearray()  # what the cursor's row shows, to put it back after a status line
+        self._status: str | None = None
+        self._paged = False  # a page of ours is up on the alternate screen
 
     def write(self, data: bytes | str) -> None:
         raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
         if not raw:
             return
+        if self._status is not None:
+            self.clear_status()
         self.out.write(raw)
         self.out.flush()
         if self.record:
@@ -55,9 +63,58 @@ class Screen:
         self.at_line_start = raw.endswith(b"\n")
         self._tail = (self._tail + raw.replace(b"\r", b""))[-2:]
         self.modes.feed(raw)
+        self.empty = False
+        newline = raw.rfind(b"\n")
+        if newline >= 0:
+            self._row = bytearray(raw[newline + 1:])
+        else:
+            self._row += raw
+            del self._row[:-_ROW_KEPT]
+
+    # The presenter's own messages: never recorded, and the screen put back afterwards.
+
+    def _private(self, text: str | bytes) -> None:
+        self.out.write(text.encode("utf-8", "replace") if isinstance(text, str) else text)
+        self.out.flush()
+
+    @property
+    def status_shown(self) -> bool:
+        return self._status is not None
+
+    def show_status(self, text: str) -> None:
+        """One line for the presenter in place of the cursor's row, until clear_status or a key."""
+        self._status = text
+        self._private("\r\x1b[K" + self.style(_cut(text, self.width - 1), DIM))
+
+    def clear_status(self) -> None:
+        """The row under a status line as it was; the audience's screen has not moved."""
+        if self._status is None:
+            return
+        self._status = None
+        self._private(b"\r\x1b[K" + _last_row(bytes(self._row), self.width))
+
+    def open_page(self, lines: list[str]) -> None:
+        """A page over the screen (the terminal's alternate screen), for lists and diffs.
+
+        Lines come cut to the width already: they may carry colours, which must not count.
+        """
+        self.clear_status()
+        self._paged = True
+        body = "\r\n".join(lines)
+        self._private("\x1b[?1049h\x1b[H\x1b[2J" + body + "\r\n")
+
+    def page_input(self, text: str) -> None:
+        """The line being typed at the bottom of a page."""
+        self._private("\r\x1b[K" + _cut(text, self.width - 1))
+
+    def close_page(self) -> None:
+        if self._paged:
+            self._paged = False
+            self._private("\x1b[?1049l")
 
     def restore_modes(self) -> None:
         """Back to the normal screen, a visible cursor and letters, if output switched them off."""
+        self.close_page()
         reset = self.modes.restore()
         if reset:
             self.out.write(reset)
@@ -133,18 +190,61 @@ class Screen:
         self.write("\x1b[H\x1b[2J\x1b[3J")
         self.at_line_start = True
         self._tail = b"\n\n"
+        self.empty = True
+        self._row.clear()
+
+
+_ROW_KEPT = 16384
+_CSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def _last_row(row: bytes, width: int) -> bytes:
+    """What the last terminal row of a logical line shows: all of it, or the part past its last wrap.
+
+    Escape sequences are kept wherever they are, so the colours of the tail stay right.
+    """
+    visible = len(_CSI.sub(b"", row).decode("utf-8", "replace"))
+    if visible <= width:
+        return row
+    skip = (visible - 1) // width * width
+    kept, seen, pos = bytearray(), 0, 0
+    for match in _CSI.finditer(row):
+        plain = row[pos:match.start()].decode("utf-8", "replace")
+        kept += plain[max(0, skip - seen):].encode()
+        seen += len(plain)
+        kept += match.group()
+        pos = match.end()
+    kept += row[pos:].decode("utf-8", "replace")[max(0, skip - seen):].encode()
+    return bytes(kept)
 
 
 def render_markdown(markdown: str, *, width: int, color: bool, crlf: bool = False) -> str:
-    """Markdown as terminal text; rich is imported here so quick commands never pay for it."""
+    """Markdown as terminal text; rich is imported here so quick commands never pay for it.
+
+    Without colours a heading would read like any other line, so it keeps its `#` marks.
+    """
     from rich.console import Console
-    from rich.markdown import Markdown
+    from rich.markdown import Heading, Markdown
+    from rich.text import Text
+
+    class MarkedHeading(Heading):
+        def __rich_console__(self, console, options):
+            marked = Text("#" * int(self.tag[1:]) + " ") + self.text
+            marked.justify = "left"
+            yield marked
+
+    class PlainMarkdown(Markdown):
+        elements: ClassVar[dict] = {**Markdown.elements, "heading_open": MarkedHeading}
 
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=color, no_color=not color,
                       color_system="standard" if color else None, highlight=False,
                       emoji=False, legacy_windows=False)
-    console.print(Markdown(markdown, hyperlinks=False))
+    console.print((Markdown if color else PlainMarkdown)(markdown, hyperlinks=False))
     text = _PADDING.sub(r"\1", buffer.getvalue())
     return text.replace("\n", "\r\n") if crlf else text
 
