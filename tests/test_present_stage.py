@@ -156,7 +156,7 @@ def test_o_shows_the_last_output_again_in_a_pager(present):
 def test_timings_of_three_sections_at_the_end(present, tmp_path):
     written = tmp_path / "talk.json"
     term = present("three_sections.md", *FAST, "--timings", str(written))
-    for command in ("sleep 0.3; echo first-done", "sleep 0.6; echo second-done", "echo third-done"):
+    for command in ("sleep 0.2; echo first-done", "sleep 0.8; echo second-done", "echo third-done"):
         term.wait_for(lambda s, c=command: prompt_line(s, c), command)
         term.keys("Enter")
     status, _ = term.finished()
@@ -168,7 +168,7 @@ def test_timings_of_three_sections_at_the_end(present, tmp_path):
     data = json.loads(written.read_text())
     by_title = {s["title"]: s for s in data["sections"]}
     assert {"First", "Second", "Third"} <= set(by_title)
-    assert by_title["Second"]["commands"] >= 0.6 > by_title["First"]["commands"] >= 0.3
+    assert by_title["Second"]["commands"] >= 0.8 > by_title["First"]["commands"] >= 0.2
     assert all(s["total"] >= s["commands"] for s in data["sections"])
 
 
