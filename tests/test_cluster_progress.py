@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, command_step
 
 from runner.model import Status, StepResult, Verdict
-from runner.report.progress import Progress, one_line
+from runner.report.progress import ASCII_SPINNER, SPINNER, Progress, one_line
 
 STEP = command_step("w.md", 7, "k3d cluster create demo \\\n    --wait")
 
@@ -124,3 +124,11 @@ def test_check_shows_a_live_status_line_in_a_real_terminal(tmp_path):
     status = [s for s in seen if re.search(r"[1-2]\.\ds  \S*slow\.md:2  sleep 2\.5", s)]
     assert status, seen[-1]
     assert "EXITED=0" in seen[-1] and "sleep 2.5" not in seen[-1]  # the line is gone at the end
+
+
+def test_the_spinner_fits_what_the_terminal_can_show():
+    def progress(encoding: str) -> Progress:
+        return Progress(err=io.TextIOWrapper(io.BytesIO(), encoding=encoding), out=io.BytesIO())
+
+    assert progress("utf-8").spinner == SPINNER
+    assert progress("ascii").spinner == ASCII_SPINNER

@@ -24,6 +24,7 @@ CI_INTERVAL = 30.0  # seconds between two "still running" lines in a log
 SHOW_AFTER = 1.0  # a status line for quick commands would only flicker
 TICK = 0.1  # how often the status line is redrawn
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ASCII_SPINNER = "|/-\\"  # for a terminal that cannot show the one above
 CLEAR_LINE = "\r\x1b[2K"
 
 
@@ -42,6 +43,7 @@ class Progress(Listener):
         self.out = out if out is not None else sys.stdout.buffer
         self.verbose = verbose
         self.terminal = _is_terminal(self.err) if terminal is None else terminal
+        self.spinner = SPINNER if _can_encode(self.err, SPINNER) else ASCII_SPINNER
         self.follow = follow  # steps someone already sees (run's SHOW sections) need no status
         self.interval = interval
         self.redact: Callable[[str], str] = lambda text: text  # streamed output may hold secrets
@@ -131,7 +133,7 @@ class Progress(Listener):
                 elapsed = time.monotonic() - started
                 if self.terminal:
                     if elapsed >= SHOW_AFTER:
-                        self._draw(f"{SPINNER[frame % len(SPINNER)]} {format_duration(elapsed)}  "
+                        self._draw(f"{self.spinner[frame % len(self.spinner)]} {format_duration(elapsed)}  "
                                    f"{step.loc}  {one_line(step.text)}")
                         frame += 1
                 elif elapsed >= self.interval * (reported + 1):
@@ -171,7 +173,15 @@ class Progress(Listener):
 
 
 def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+    return text if len(text) <= width else text[:max(width - 3, 0)] + "..."
+
+
+def _can_encode(stream: TextIO, text: str) -> bool:
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def _is_terminal(stream: TextIO) -> bool:
