@@ -77,7 +77,7 @@ def _cluster_options(mode: str):
                      help="Also require TOOL on PATH (repeatable, or comma-separated); "
                           "k3d or kind also need a container engine that answers."),
         click.option("--kubeconfig", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
-                     help="Start the workshop's own KUBECONFIG as a copy of PATH (which is only read)."),
+                     help="The workshop's KUBECONFIG; when isolated, a copy of PATH (which is then only read)."),
     ]
     if mode == "present":
         options.append(click.option("--isolate", is_flag=True,
