@@ -28,13 +28,16 @@ def _junit_without_times(path: Path) -> str:
 
 def test_parallel_check_reports_exactly_what_a_serial_one_does(demorun, tmp_path):
     one, two = tmp_path / "one.xml", tmp_path / "two.xml"
-    serial = demorun("check", "-j", "1", "--junit", str(one), str(FIXTURES))
-    parallel = demorun("check", "-j", "2", "--junit", str(two), str(FIXTURES))
+    serial = demorun("check", "-j", "1", "--junit", str(one), "--html", str(tmp_path / "one.html"), str(FIXTURES))
+    parallel = demorun("check", "-j", "2", "--junit", str(two), "--html", str(tmp_path / "two.html"),
+                       str(FIXTURES))
     assert serial.exit_code == parallel.exit_code == 2  # broken.md is an error, and the rest still ran
     assert "PASS" in serial.output and "FAIL" in serial.output and "ERROR" in serial.output
     assert "SKIP" in serial.output  # @requires of a missing tool
     assert _same_apart_from_times(parallel.output) == _same_apart_from_times(serial.output)
     assert _junit_without_times(two) == _junit_without_times(one)
+    html = [_same_apart_from_times((tmp_path / name).read_text()) for name in ("one.html", "two.html")]
+    assert html[0] == html[1]
 
 
 def test_a_broken_file_is_an_error_and_the_next_still_runs(demorun, tmp_path):
