@@ -80,11 +80,12 @@ def test_unknown_names_warn_only_when_no_such_command_exists(tmp_path):
         <!-- @true -->
         <!-- @no_such_tool_for_demorun_tests -->
         <!-- @show -->
+        <!-- @no_such_tool_for_demorun_tests again -->
     """)
     result = lint("--no-init", path)
     assert result.exit_code == 0
     assert [(line, code) for _, line, _, code in findings(result)] == [
-        (2, "undefined-macro"), (3, "undefined-macro")]
+        (2, "undefined-macro"), (3, "undefined-macro")]  # one warning per name
     assert "did you mean '@SHOW'?" in result.stdout
 
 

@@ -26,20 +26,24 @@ def _syntax_findings(plans: list[Plan]) -> list[Finding]:
 
 
 def _unknown_name_findings(plans: list[Plan]) -> list[Finding]:
-    """Unknown `@name`s run as commands; say so when no such command exists here."""
+    """Unknown `@name`s run as commands; say so, once per name, when no such command exists here."""
     findings = []
+    seen: set[str] = set()
     for plan in plans:
         for step in plan.steps:
             if step.kind is not Kind.COMMAND or not step.modifiers.optional:
                 continue
             name = step.text.split()[0]
+            if name in seen:
+                continue
+            seen.add(name)
             if shutil.which(name):
                 continue
             hint = next((f" (did you mean '@{known}'?)" for known in sorted(KNOWN_NAMES)
                          if known.lower() == name.lower()), "")
             findings.append(Finding(step.loc, Severity.WARNING, "undefined-macro",
                                     f"'@{name}' is no directive, macro or hook, and no command "
-                                    f"{name!r} is on PATH{hint}"))
+                                    f"{name!r} is on PATH{hint}; it is skipped"))
     return findings
 
 

@@ -16,6 +16,7 @@ _PLAIN_RUN = re.compile(r"[^ \t|&;()<>'\"\\`$#=]+")
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 _CLOSERS = frozenset({"fi", "done", "esac", "}"})
+_WORD_MAX = 4096
 _OPEN_NAMES = {"'": "quote '", '"': 'quote "', "$'": "quote $'", "`": "backquote", "${": "${",
                "$((": "$((", "((": "((", "xglob": "pattern ("}
 
@@ -57,11 +58,12 @@ class _Cmd:
 class _Str:
     """A quoted or expansion level: ', ", $', `, ${, $(( or ((."""
 
-    __slots__ = ("kind", "depth")
+    __slots__ = ("kind", "depth", "dq")
 
     def __init__(self, kind: str):
         self.kind = kind
         self.depth = 0
+        self.dq = False  # inside double quotes (set when pushed)
 
 
 class BashReader:
@@ -107,6 +109,10 @@ class BashReader:
 
     def feed(self, line: str) -> None:
         """Read one line (without its newline)."""
+        self.read_chars += len(line) + 1
+        self._line(line)
+
+    def _line(self, line: str) -> None:
         if self.bodies:
             delim, strip = self.bodies[0]
             if (line.lstrip("\t") if strip else line) == delim:
@@ -114,7 +120,6 @@ class BashReader:
             return
         if self.arith is not None:
             self.arith[1].append(line)
-        self.read_chars += len(line) + 1
         self._scan(line, 0)
 
     def _scan(self, line: str, i: int) -> None:
@@ -133,7 +138,7 @@ class BashReader:
             self._newline()
 
     def _may_not_be_arithmetic(self, level: _Str, line: str, second: int) -> None:
-        if self.arith is None and self.replay_chars < 2 * self.read_chars + 10000:
+        if self.arith is None and self.replay_chars < 2 * self.read_chars:
             self.arith = (level, [line], second)
 
     def _not_arithmetic(self) -> None:
@@ -148,7 +153,7 @@ class BashReader:
         self._push(_Cmd(")") if level.kind == "$((" else _Cmd(")", shared=outer.heredocs))
         self._scan(lines[0], start)
         for line in lines[1:]:
-            self.feed(line)
+            self._line(line)
         self.replayed = True
 
     # -- word-level helpers ---------------------------------------------------
@@ -159,6 +164,15 @@ class BashReader:
             level.plain = True
             self.need_body = False
             self.op_pending = False
+
+    @staticmethod
+    def _append(level: _Cmd, text: str) -> None:
+        """Grow the word, up to a length no reserved word or name reaches: a word of a
+        million pieces would otherwise be copied a million times."""
+        if len(level.word) <= _WORD_MAX:
+            level.word += text
+            if len(level.word) > _WORD_MAX:
+                level.word = level.word[:_WORD_MAX] + "\0"  # matches no keyword or name
 
     def _end_word(self, level: _Cmd) -> None:
         word = level.word
@@ -330,7 +344,7 @@ class BashReader:
             return self._close_paren(level, i)
         if c == "=" and line[i + 1:i + 2] == "(" and level.word is not None \
                 and _ASSIGN.match(level.word + "="):
-            level.word += "="
+            self._append(level, "=")
             level.plain = False
             self._push(_Cmd(")", array=True, shared=level.heredocs))
             return i + 2
@@ -339,7 +353,7 @@ class BashReader:
         j = m.end() if m else i + 1
         if level.expect == "heredoc":
             level.raw.append(line[i:j])
-        level.word += line[i:j]
+        self._append(level, line[i:j])
         return j
 
     def _redirect(self, level: _Cmd, line: str, i: int) -> int:
@@ -409,6 +423,9 @@ class BashReader:
         return i + 1
 
     def _push(self, level) -> None:
+        parent = self.levels[-1]
+        if isinstance(level, _Str) and isinstance(parent, _Str):
+            level.dq = parent.kind == '"' or parent.dq
         self.levels.append(level)
 
     def _expansion(self, line: str, i: int) -> int:
@@ -480,7 +497,7 @@ class BashReader:
         return i + 1
 
     def _inside_double_quotes(self) -> bool:
-        return any(isinstance(lv, _Str) and lv.kind == '"' for lv in self.levels[:-1])
+        return self.levels[-1].dq
 
     def _newline(self) -> None:
         level = self.levels[-1]

@@ -44,6 +44,12 @@ from .markdown import scan_markdown
 from .shell import split_shell
 from .source import is_markdown, read_source, split_lines
 
+# Bounds that keep a small hostile file from expanding without end (20 macros each
+# calling the previous twice make a million steps) or nesting past Python's stack.
+MAX_STEPS = 100_000
+MAX_DEPTH = 64  # macro calls, imports, @$SHELL and @ifhook blocks inside one another
+MAX_DIRECTIVE_ARGS = 16_384  # characters; splitting them like a shell is not linear
+
 
 def _key(path: str) -> str:
     """The file's identity for caching and cycle detection."""
@@ -56,8 +62,18 @@ def _key(path: str) -> str:
 def _items(text: str, path: str) -> tuple[list[Item], list[Finding]]:
     lines = split_lines(text)
     if is_markdown(path):
-        return scan_markdown(lines, path)
-    return split_shell(lines, path), []
+        items, findings = scan_markdown(lines, path)
+    else:
+        items, findings = split_shell(lines, path), []
+    kept = []
+    for item in items:
+        if isinstance(item, DirectiveItem) and len(item.args) > MAX_DIRECTIVE_ARGS:
+            findings.append(Finding(SourceLoc(path, item.line), Severity.ERROR, "directive-too-long",
+                                    f"'@{item.name}' has {len(item.args)} characters of arguments "
+                                    f"(at most {MAX_DIRECTIVE_ARGS})"))
+        else:
+            kept.append(item)
+    return kept, findings
 
 
 def _structure(items: list[Item], path: str) -> tuple[list[Item], list[Finding]]:
@@ -65,28 +81,37 @@ def _structure(items: list[Item], path: str) -> tuple[list[Item], list[Finding]]
     findings: list[Finding] = []
     root: list[Item] = []
     stack: list[tuple[str, str, int, list[Item]]] = []
+    open_count = {"macro": 0, "ifhook": 0}
 
     def close(kind: str, name: str, line: int, body: list[Item], end_line: int) -> None:
-        (stack[-1][3] if stack else root).append(BlockItem(kind, name, tuple(body), line, end_line))
+        open_count[kind] -= 1
+        parent = stack[-1][3] if stack else root
+        if len(stack) >= MAX_DEPTH:  # already reported: its body stays flat, the stack shallow
+            parent.extend(body)
+        else:
+            parent.append(BlockItem(kind, name, tuple(body), line, end_line))
 
     for item in items:
         if isinstance(item, DirectiveItem) and item.name in ("macro", "ifhook"):
+            if len(stack) == MAX_DEPTH:
+                findings.append(Finding(SourceLoc(path, item.line), Severity.ERROR, "too-deep",
+                                        f"'@{item.name}' blocks nested more than {MAX_DEPTH} deep"))
             directive, _ = interpret(item.name, item.args)
             stack.append((item.name, directive.words[0] if directive else "", item.line, []))
+            open_count[item.name] += 1
             continue
         if isinstance(item, DirectiveItem) and item.name in ("end", "endif"):
             opener = "macro" if item.name == "end" else "ifhook"
-            if not any(kind == opener for kind, *_ in stack):
+            if not open_count[opener]:
                 findings.append(Finding(SourceLoc(path, item.line), Severity.ERROR, "stray-end",
                                         f"'@{item.name}' without an open '@{opener}'"))
                 continue
             while stack:
                 kind, name, line, body = stack.pop()
+                close(kind, name, line, body, item.line)
                 if kind == opener:
-                    close(kind, name, line, body, item.line)
                     break
                 findings.append(_unterminated(path, kind, name, line))
-                close(kind, name, line, body, item.line)
             continue
         (stack[-1][3] if stack else root).append(item)
     while stack:
@@ -154,6 +179,8 @@ class Builder:
         self.pending: list[Change] = []  # per-command directives waiting for their command
         self.pending_names: list[str] = []
         self.pending_at: SourceLoc | None = None
+        self.depth = 0  # macro calls, imports and @ifhook blocks being expanded
+        self.full = False  # MAX_STEPS reached: nothing more is expanded
 
     # -- reading ------------------------------------------------------------------
 
@@ -173,7 +200,7 @@ class Builder:
         if isinstance(cached, str):
             return cached
         try:
-            return self._load_text(path, read_source(path))
+            return self._load_text(path, read_source(path, regular=True))
         except ParseError as exc:
             self.cache[_key(path)] = exc.message
             return exc.message
@@ -190,15 +217,17 @@ class Builder:
         return None, f"no such file (looked for {places})"
 
     def _collect(self, nodes: list[Item] | tuple[Item, ...], path: str, registry: _Registry,
-                 seen: set[str]) -> None:
-        """Pass 1: macro and hook definitions, following imports."""
+                 seen: set[str], depth: int = 0) -> None:
+        """Pass 1: macro and hook definitions, following imports (no deeper than pass 2 goes)."""
+        if depth > MAX_DEPTH:
+            return
         for node in nodes:
             if isinstance(node, BlockItem):
                 if node.kind == "macro" and node.name:
                     registry.macros[node.name] = (node.body, path)
                     if node.name in BUILTIN_HOOKS:
                         registry.hooks.pop(node.name, None)
-                self._collect(node.body, path, registry, seen)
+                self._collect(node.body, path, registry, seen, depth + 1)
             elif isinstance(node, DirectiveItem) and node.name in ("hook", "import"):
                 directive, _ = interpret(node.name, node.args)
                 if directive is None:
@@ -215,7 +244,7 @@ class Builder:
                 loaded = self._load(target)
                 if isinstance(loaded, list):
                     seen.add(_key(target))
-                    self._collect(loaded, target, registry, seen)
+                    self._collect(loaded, target, registry, seen, depth + 1)
 
     # -- emitting -------------------------------------------------------------------
 
@@ -223,6 +252,13 @@ class Builder:
         return Visibility.SKIP if self.skip_forced else self.mode
 
     def _step(self, kind: Kind, loc: SourceLoc, text: str, end_line: int = 0, **extra) -> None:
+        if len(self.steps) >= MAX_STEPS:
+            if not self.full:
+                self.full = True
+                self._finding(self.called_from[0] if self.called_from else loc, Severity.ERROR,
+                              "too-many-steps", f"the workshop expands to more than {MAX_STEPS} "
+                              "steps (macros calling macros?); the rest is left out")
+            return
         self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
                                self.section, if_hooks=self.if_hooks,
                                called_from=self.called_from, **extra))
@@ -239,8 +275,21 @@ class Builder:
         self.pending_at = None
         return forced(modifiers) if forced else modifiers
 
+    def _deeper(self, loc: SourceLoc, what: str) -> bool:
+        """Whether one more level of nesting is allowed; says why not, once per place."""
+        if self.full:
+            return False
+        if self.depth >= MAX_DEPTH:
+            self._finding(loc, Severity.ERROR, "too-deep",
+                          f"{what} nested more than {MAX_DEPTH} deep (macros, imports and "
+                          "@ifhook blocks inside one another)")
+            return False
+        return True
+
     def _emit(self, nodes: list[Item] | tuple[Item, ...], path: str) -> None:
         for node in nodes:
+            if self.full:
+                return
             loc = SourceLoc(path, node.line)
             if isinstance(node, ProseItem):
                 if node.heading is not None:
@@ -309,9 +358,12 @@ class Builder:
             self._finding(loc, Severity.ERROR, "recursive-macro",
                           f"macro {name!r} calls itself ({chain})")
             return
+        if not self._deeper(loc, f"macro {name!r}"):
+            return
         saved = (self.mode, self.section, self.called_from)
         self.called_from += (loc,)
         self.macro_stack.append(name)
+        self.depth += 1
         definition = self.registry.macros[name]
         if definition is None:
             guards = self.if_hooks
@@ -326,6 +378,7 @@ class Builder:
         else:
             body, path = definition
             self._emit(body, path)
+        self.depth -= 1
         self.macro_stack.pop()
         self.mode, self.section, self.called_from = saved
 
@@ -334,6 +387,8 @@ class Builder:
         return self.registry.hooks.get(hook, BUILTIN_HOOKS[hook])
 
     def _ifhook(self, node: BlockItem, loc: SourceLoc, path: str) -> None:
+        if not self._deeper(loc, f"'@ifhook {node.name}'"):
+            return
         var = self.registry.hooks.get(node.name)
         saved = self.if_hooks
         if var is None:
@@ -343,7 +398,9 @@ class Builder:
             self.skip_forced += 1
         else:
             self.if_hooks += (var,)
+        self.depth += 1
         self._emit(node.body, path)
+        self.depth -= 1
         self.if_hooks = saved
         if var is None:
             self.skip_forced -= 1
@@ -351,6 +408,8 @@ class Builder:
     def _include(self, d: Directive, loc: SourceLoc, path: str) -> None:
         """`@import` (same scope, same mode) or `@$SHELL` (own scope, starts hidden)."""
         what = "import" if d.kind == "import" else "run"
+        if not self._deeper(loc, f"{what} of {d.words[0]!r}"):
+            return
         target, problem = self._resolve(d.words[0], path)
         if target is None:
             self._finding(loc, Severity.ERROR, "missing-import",
@@ -376,7 +435,9 @@ class Builder:
             self._collect(nodes, target, self.registry, {real})
             self.mode = Visibility.HIDE
             self.pending, self.pending_names, self.pending_at = [], [], None
+        self.depth += 1
         self._run_file(nodes, target)
+        self.depth -= 1
         self.mode, self.section, self.called_from, self.registry = saved
         if d.kind == "shell":
             self.pending, self.pending_names, self.pending_at = saved_pending

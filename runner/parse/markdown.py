@@ -14,15 +14,52 @@ from .directives import KNOWN_NAMES
 from .items import DirectiveItem, Item, ProseItem
 from .shell import split_shell
 
+# Every pattern here is anchored and cannot backtrack over a long run of blanks: lines are
+# untrusted, and a lazy group before optional blanks made a 2 KB line take seconds.
 _FENCE = re.compile(r"( *)(`{3,}|~{3,})(.*)$")
 _RUNNABLE = {"bash", "sh", "shell"}
-_DIRECTIVE = re.compile(r"\s*<!--\s*@(\S*)[ \t]*(.*?)\s*-->\s*$")
-_HASH_IN_COMMENT = re.compile(r"\s*<!--\s*#@.*-->\s*$")
-_OPEN_DIRECTIVE = re.compile(r"\s*<!--\s*@")
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_NON_BLANKS = re.compile(r"\S*")
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _NOT_PARAGRAPH = re.compile(r" {0,3}([#>*+|<-]|\d+[.)]|`{3}|~{3})|    ")
-_BARE_DIRECTIVE = re.compile(r"\s*#?@(\$?[\w-]+)(?:\s+(.*?))?\s*(-->)?\s*$")
+_BARE_NAME = re.compile(r"#?@(\$?[\w-]+)")
+
+
+def _comment_body(line: str) -> str | None:
+    """What is between `<!--` and `-->` when they open and close the line, else None."""
+    text = line.strip()
+    if len(text) < 7 or not text.startswith("<!--") or not text.endswith("-->"):
+        return None
+    return text[4:-3]
+
+
+def directive_comment(line: str) -> tuple[str, str] | None:
+    """(name, args) of a line `<!-- @name args -->`, else None."""
+    body = _comment_body(line)
+    if body is None:
+        return None
+    body = body.lstrip()
+    if not body.startswith("@"):
+        return None
+    name = _NON_BLANKS.match(body, 1).group()
+    return name, body[1 + len(name):].strip()
+
+
+def _opens_directive(line: str) -> bool:
+    text = line.lstrip()
+    return text.startswith("<!--") and text[4:].lstrip().startswith("@")
+
+
+def _atx_title(line: str) -> str | None:
+    """The title of an ATX heading (`## Title ##`), else None."""
+    m = _ATX_OPEN.match(line)
+    if not m:
+        return None
+    title = line[m.end():].strip(" \t")
+    closed = title.rstrip("#")
+    if closed != title and (not closed or closed[-1] in " \t"):
+        title = closed.rstrip(" \t")
+    return title
 
 
 def fence_info(line: str) -> tuple[str, int, str] | None:
@@ -60,11 +97,12 @@ class _Scanner:
         self.findings.append(Finding(SourceLoc(self.file, line), severity, code, message))
 
     def flush(self) -> None:
-        lines = self.prose
-        while lines and not lines[0][1].strip():
-            lines.pop(0)
-        while lines and not lines[-1][1].strip():
-            lines.pop()
+        first, last = 0, len(self.prose)
+        while first < last and not self.prose[first][1].strip():
+            first += 1
+        while last > first and not self.prose[last - 1][1].strip():
+            last -= 1
+        lines = self.prose[first:last]
         if lines:
             text = "\n".join(t for _, t in lines)
             self.items.append(ProseItem(text, lines[0][0], lines[-1][0], self.heading))
@@ -88,10 +126,10 @@ class _Scanner:
             if info is not None:
                 k = self.other_fence(lines, k - 1, info)
                 continue
-            m = _DIRECTIVE.match(line)
-            if m:
+            directive = directive_comment(line)
+            if directive:
                 self.flush()
-                self.items.append(DirectiveItem(m.group(1), m.group(2), no, no))
+                self.items.append(DirectiveItem(*directive, no, no))
                 continue
             if line.lstrip().startswith("<!--"):
                 k = self.comment(lines, k - 1)
@@ -102,9 +140,9 @@ class _Scanner:
         return self.items
 
     def prose_line(self, line: str, no: int) -> None:
-        m = _ATX.match(line)
-        if m:
-            self.start_heading((m.group(2) or "").strip(), [(no, line)])
+        title = _atx_title(line)
+        if title is not None:
+            self.start_heading(title, [(no, line)])
             return
         if _SETEXT.match(line) and self.prose and self.prose[-1][1].strip() \
                 and not _NOT_PARAGRAPH.match(self.prose[-1][1]) \
@@ -144,11 +182,12 @@ class _Scanner:
     def comment(self, lines: Sequence[str], k: int) -> int:
         """Skip an HTML comment; directives inside one are still read, as the old tool did."""
         first = lines[k]
-        if _HASH_IN_COMMENT.match(first):
+        body = _comment_body(first)
+        if body is not None and body.lstrip().startswith("#@"):
             self.finding(k + 1, Severity.WARNING, "malformed-directive",
                          f"{first.strip()!r} is a comment, not a directive "
                          f"(write '<!-- @{first.split('#@', 1)[1].split('-->')[0].strip()} -->')")
-        if _OPEN_DIRECTIVE.match(first) and "-->" not in first:
+        if _opens_directive(first) and "-->" not in first:
             self.finding(k + 1, Severity.ERROR, "malformed-directive",
                          f"directive comment {first.strip()!r} does not end with '-->' "
                          "on the same line")
@@ -157,7 +196,7 @@ class _Scanner:
         end = k + 1
         while end < len(lines):
             line = lines[end]
-            if _DIRECTIVE.match(line):
+            if directive_comment(line):
                 self.finding(k + 1, Severity.WARNING, "unclosed-comment",
                              f"HTML comment {first.strip()!r} is not closed before the "
                              f"directive at line {end + 1}")
@@ -172,10 +211,13 @@ class _Scanner:
 
     def check_stray(self, line: str, no: int) -> None:
         """A directive someone meant to write, outside any comment."""
-        m = _BARE_DIRECTIVE.match(line)
-        if not m:
+        text = line.strip()
+        closed = text.endswith("-->")
+        core = text[:-3].rstrip() if closed else text
+        m = _BARE_NAME.match(core)
+        if not m or (m.end() < len(core) and not core[m.end()].isspace()):
             return
-        name, closed = m.group(1), m.group(3)
+        name = m.group(1)
         if closed:
             self.finding(no, Severity.ERROR, "directive-outside-comment",
                          f"{line.strip()!r} looks like a directive but is not in a comment "

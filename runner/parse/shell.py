@@ -9,7 +9,6 @@ from .bash_reader import BashReader
 from .items import CommandItem, CommentItem, DirectiveItem, Item, OutputItem
 
 _DIRECTIVE = re.compile(r"\s*#@(\S*)[ \t]*(.*)$", re.S)
-_TRAILING_BACKSLASHES = re.compile(r"\\+$")
 
 
 def expected_line(line: str) -> str:
@@ -18,9 +17,10 @@ def expected_line(line: str) -> str:
     return rest[1:] if rest.startswith(" ") else rest
 
 
-def _continues(text: str) -> bool:
-    m = _TRAILING_BACKSLASHES.search(text)
-    return bool(m) and len(m.group()) % 2 == 1
+def _continues(line: str) -> bool:
+    """An odd number of backslashes ends the line (counted from the end: a search for
+    the run would retry at every backslash of a long one)."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
 
 
 def parse_directive_line(text: str, line: int, end_line: int) -> DirectiveItem:
@@ -88,11 +88,11 @@ class _Splitter:
                 self.flush_comment()
             elif stripped.startswith("#@"):
                 self.flush_comment()
-                text = line
-                while _continues(text) and k < n:
-                    text += "\n" + lines[k]
+                parts = [line]
+                while _continues(parts[-1]) and k < n:
+                    parts.append(lines[k])
                     k += 1
-                self.items.append(parse_directive_line(text, no, self.first + k - 1))
+                self.items.append(parse_directive_line("\n".join(parts), no, self.first + k - 1))
             elif stripped.startswith("#!"):
                 self.flush_comment()
             elif stripped.startswith("#"):

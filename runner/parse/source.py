@@ -1,8 +1,14 @@
 """Reading workshop files: their lines, or one clear error saying why not."""
 from __future__ import annotations
 
+import os
+import stat
+
 from ..errors import ParseError
 from ..model import SourceLoc
+
+MAX_BYTES = 8 * 1024 * 1024  # a workshop is prose and commands; more is a mistake or an attack
+_DEVICE_TREES = ("/dev/", "/proc/", "/sys/")
 
 
 def decode(data: bytes, path: str) -> str:
@@ -18,11 +24,18 @@ def decode(data: bytes, path: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def read_source(path: str) -> str:
-    """The text of the workshop at `path`; ParseError when it is not a readable text file."""
+def read_source(path: str, *, regular: bool = False) -> str:
+    """The text of the workshop at `path`; ParseError when it is not a readable text file.
+
+    At most MAX_BYTES are read, so `/dev/zero` ends. `regular` (imported and init files)
+    also refuses anything but a regular file outside /dev and /proc: a FIFO or `/dev/stdin`
+    would block or swallow the terminal's input.
+    """
+    if regular and os.path.realpath(path).startswith(_DEVICE_TREES):
+        raise ParseError(f"{path!r} is a device, not a workshop file")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        # Non-blocking, so opening a FIFO nobody writes to returns at once.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         raise ParseError(f"no such file: {path!r}") from None
     except IsADirectoryError:
@@ -31,6 +44,20 @@ def read_source(path: str) -> str:
         raise ParseError(f"cannot read {path!r}: permission denied") from None
     except OSError as exc:
         raise ParseError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode) or (regular and not stat.S_ISREG(mode)):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise ParseError(f"{path!r} is a directory, not a workshop file")
+        raise ParseError(f"{path!r} is not a regular file (a FIFO, socket or device)")
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(MAX_BYTES + 1)
+        except OSError as exc:
+            raise ParseError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_BYTES:
+        raise ParseError(f"{path!r} is larger than {MAX_BYTES // (1024 * 1024)} MiB")
     return decode(data, path)
 
 
