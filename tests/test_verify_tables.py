@@ -128,3 +128,14 @@ def test_describe_tables_have_mixed_case_titles_over_a_rule():
 
 def test_mixed_case_lines_without_a_rule_are_text():
     assert all(isinstance(p, Text) for p in segments(["Name   Ready", "web    yes"]))
+
+
+def test_rows_split_together_only_when_each_row_has_its_own_cells():
+    """One row with a cell too many and one with a cell too few must not trade cells."""
+    from runner.verify.tables import _key, row_keys
+    from runner.verify.volatile import Canon
+
+    starts, kinds = (0, 8, 15), ("", "", "")
+    rows = ["web-1   1/1   Running  extra", "web-2   1/1", "web-3   0/1   Pending"]
+    canon = Canon(())
+    assert row_keys(rows, starts, canon, kinds) == [_key(cells(r, starts), canon, kinds) for r in rows]

@@ -28,7 +28,6 @@ _RULE = re.compile(r" *-+(?: {2,}-+)+")
 _CHUNK = re.compile(r"\S+(?: \S+)*")
 _GAP = re.compile(r" {2,}")
 _LEADING = re.compile(r"^ +", re.MULTILINE)
-_CELL_OR_ROW = re.compile(r" {2,}|\n")
 _TAB_GAP = re.compile(r" *\t[ \t]*")
 ELLIPSIS = "..."
 MAX_DETAILS = 50
@@ -281,27 +280,45 @@ CHUNK = 4096
 
 
 def _chunk_keys(rows: Sequence[str], starts: Sequence[int], canon: Canon, kinds: Sequence[str]) -> list[str]:
-    width = len(kinds)
+    columns = _columns(rows, len(kinds))
+    if columns is None:
+        return [_key(cells(row, starts), canon, kinds) for row in rows]
+    for c, kind in enumerate(kinds):
+        if kind == "skip":
+            columns[c] = [""] * len(rows)
+            continue
+        done = canon.many(columns[c])
+        if kind == "shape":
+            shapes: dict[str, str] = {}
+            done = [shapes.get(v) or shapes.setdefault(v, shape(v)) for v in done]
+        columns[c] = done
+    return list(map(SEP.join, zip(*columns)))
+
+
+def _columns(rows: Sequence[str], width: int) -> list[list[str]] | None:
+    """The rows' cells column by column, when every row parts into `width` cells at runs of spaces.
+
+    One split of the joined rows at two or more spaces: the pieces holding a
+    newline are exactly the row boundaries when every row has `width` cells.
+    None when some row does not (empty cells, TABs): those are read row by row.
+    """
     text = "\n".join(rows)
     if text.startswith(" ") or "\n " in text:
         text = _LEADING.sub("", text)
-    if "\t" in text or SEP in text:
-        return [_key(cells(row, starts), canon, kinds) for row in rows]
-    flat = _CELL_OR_ROW.split(text)
+    n, step = len(rows), width - 1
+    if not rows or width < 2 or "\t" in text or SEP in text or text.count("\n") != n - 1:
+        return None
+    pieces = _GAP.split(text)
     del text
-    if len(flat) != len(rows) * width:
-        return [_key(cells(row, starts), canon, kinds) for row in rows]
-    for c, kind in enumerate(kinds):
-        column = flat[c::width]
-        if kind == "skip":
-            done = [""] * len(column)
-        else:
-            done = canon.many(column)
-            if kind == "shape":
-                shapes: dict[str, str] = {}
-                done = [shapes.get(v) or shapes.setdefault(v, shape(v)) for v in done]
-        flat[c::width] = done
-    return list(map(SEP.join, zip(*[iter(flat)] * width)))
+    if len(pieces) != n * step + 1:
+        return None
+    bounds = pieces[step : n * step : step]
+    if not all("\n" in piece for piece in bounds):
+        return None
+    split = [piece.split("\n") for piece in bounds]
+    first = [pieces[0], *[b for _, b in split]]
+    last = [*[a for a, _ in split], pieces[-1]]
+    return [first, *[pieces[c :: step][:n] for c in range(1, step)], last]
 
 
 def _key(row: Sequence[str], canon: Canon, kinds: Sequence[str]) -> str:
