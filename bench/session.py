@@ -5,6 +5,7 @@ Run by hand: `python3 bench/session.py [--quick]`. Figures (issue targets in bra
 - the round trip of a command through `demorun run --quiet`, wall and CPU, against the floor:
   one bash on a pty, one write per command, read to a PROMPT_COMMAND marker [<= 1.5x];
   per command = (time for 5,000 - time for 1,000) / 4,000, so start-up cancels out;
+  then the session's own share: `Session.run` beside the same floor loop, in one process;
 - `check` against `run` of the same workshop: identical output [<= 1.1x], a volatile
   3-row table [<= 1.3x];
 - peak memory while one command prints 200 MB, against the output's size [<= 1.2x].
@@ -98,6 +99,71 @@ def round_trip(figures: Figures, folder: Path, rounds: int, small: int, large: i
                           per_command("floor", index), 1.5)
 
 
+def _cpu_of(pid: int) -> float:
+    """CPU seconds a live process has used (from /proc, in clock ticks)."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class _InProcessFloor:
+    """The floor loop in this process, so it can be set beside Session.run command for command."""
+
+    def __init__(self) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execvp("bash", ["bash", "--norc", "--noprofile", "--noediting", "-i"])
+        attrs = termios.tcgetattr(self.fd)
+        attrs[3] &= ~termios.ECHO
+        termios.tcsetattr(self.fd, termios.TCSANOW, attrs)
+        os.write(self.fd, b"PS1=; PS2=; PROMPT_COMMAND=\"printf '\\\\x1d'\"\n")
+        self.run("true")
+
+    def run(self, command: str) -> None:
+        os.write(self.fd, command.encode() + b"\n")
+        while select.select([self.fd], [], [], 10)[0]:
+            if os.read(self.fd, 65536).endswith(b"\x1d"):
+                return
+
+    def close(self) -> None:
+        os.kill(self.pid, 9)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+def session_round_trip(figures: Figures, rounds: int, count: int) -> None:
+    """The session's own share: Session.run against the floor loop, both in this process."""
+    from runner.session import Session
+
+    for command in ("true", "echo hi"):
+        def loop(run, pid: int) -> tuple[float, float]:
+            cpu, start = time.process_time() + _cpu_of(pid), time.perf_counter()
+            for _ in range(count):
+                run(command)
+            return (time.perf_counter() - start) / count * 1e6, \
+                (time.process_time() + _cpu_of(pid) - cpu) / count * 1e6
+
+        def floor() -> tuple[float, float]:
+            shell = _InProcessFloor()
+            try:
+                return loop(shell.run, shell.pid)
+            finally:
+                shell.close()
+
+        def session() -> tuple[float, float]:
+            with Session() as bash:
+                return loop(bash.run, bash._bash.pid)
+
+        seen = {"floor": [], "session": []}
+        for _ in range(rounds):
+            seen["floor"].append(floor())
+            seen["session"].append(session())
+        for index, kind in ((0, "wall"), (1, "CPU")):
+            values = {name: sorted(v[index] for v in runs)[len(runs) // 2] for name, runs in seen.items()}
+            figures.ratio(f"`{command}` Session.run alone, {kind}, us (session / floor)", values["session"],
+                          values["floor"], 1.5)
+
+
 def check_against_run(figures: Figures, folder: Path, rounds: int, count: int) -> None:
     (folder / "same.md").write_text("```bash\n" + "echo hi\n## hi\n" * count + "```\n")
     (folder / "table.md").write_text("```bash\n" + TABLE * count + "```\n")
@@ -155,6 +221,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         round_trip(figures, folder, rounds, 1000, 2000 if opts.quick else 5000)
+        session_round_trip(figures, rounds, 1000 if opts.quick else 3000)
         check_against_run(figures, folder, rounds, 500 if opts.quick else 2000)
     memory(figures, (50 if opts.quick else 200) * MB)
     return figures.done()

@@ -21,6 +21,9 @@ class TerminalModes:
     """Follows the mode switches in a stream of output; linear in its size."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._set: dict[bytes, bool] = {}
         self._line_drawing = self._shifted = False
         self._tail = b""
@@ -52,5 +55,5 @@ class TerminalModes:
             out += b"\x1b(B"
         if self._shifted:
             out += b"\x0f"
-        self.__init__()
+        self._reset()
         return out + b"\x1b[0m" if out else b""
