@@ -10,8 +10,10 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import time
+import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -131,3 +133,20 @@ def test_a_single_ctrl_c_interrupts_the_command_and_the_check_goes_on(here):
     assert child.exitstatus == 1  # the interrupted command failed; the one after it passed
     cases = {c.get("line"): c for c in ET.parse(here / "report.xml").getroot().iter("testcase")}
     assert cases["14"].find("failure") is None and cases["14"].find("skipped") is None
+
+
+# Processes that escape: `env -i setsid -f` leaves the session and the mark behind.
+
+def test_a_daemon_that_dropped_every_tie_is_still_ended(demorun, here, monkeypatch):
+    name = f"demorun-escapee-{uuid.uuid4().hex[:8]}"
+    monkeypatch.chdir(here)
+    result = demorun("check", "escapes.md", env={"DAEMON_NAME": name})
+    assert result.exit_code == 0, result.output
+    deadline = time.monotonic() + 5
+    while _running(name) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _running(name), "the daemon outlived its session"
+
+
+def _running(name: str) -> bool:
+    return subprocess.run(["pgrep", "-f", name], capture_output=True, check=False).stdout != b""

@@ -88,6 +88,7 @@ def _default_signals() -> None:
 def _reap(child: pexpect.spawn, pid: int, mark: str) -> None:
     """Last-resort cleanup when a shell is dropped or the interpreter exits with it still open."""
     processes.end([p for p in processes.owned(pid, mark) if p != pid], 0.2)
+    processes.SHELLS.discard(pid)
     processes.kill_all([pid])
     child.close(force=True)
 
@@ -110,6 +111,7 @@ class Bash:
         child.ptyproc.delayafterclose = 0
         child.ptyproc.delayafterterminate = 0.05
         self.child, self.fd, self.pid = child, child.child_fd, child.pid
+        processes.SHELLS.add(self.pid)
         self._finalizer = weakref.finalize(self, _reap, child, child.pid, mark)
         set_nonblocking(self.fd)
         try:
@@ -553,11 +555,15 @@ class Bash:
                 pass  # bash would not come back to its prompt: no traps, end everything
             except (KeyboardInterrupt, Aborted) as exc:
                 stop = exc  # asked to stop while the traps ran: end everything now, then stop
+        ended: list[int] = []
         for _ in range(3):  # a process forking while it is being ended is caught on the next pass
             others = [pid for pid in processes.owned(self.pid, self._mark) if pid != self.pid]
             if not others:
                 break
             processes.end(others)
+            ended += others
+        processes.reap(ended)
+        processes.SHELLS.discard(self.pid)
         processes.kill_all([self.pid])
         processes.wait_gone([self.pid], 1.0)
         self.child.close(force=True)

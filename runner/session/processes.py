@@ -1,6 +1,9 @@
-"""Finding and ending the processes a session started: by terminal session and by an inherited mark."""
+"""Finding and ending the processes a session started: by terminal session, by an inherited mark,
+and, where Linux allows it, as orphans handed to this process as their subreaper.
+"""
 from __future__ import annotations
 
+import ctypes
 import os
 import platform
 import select
@@ -8,6 +11,20 @@ import signal
 import time
 
 MARK_VARIABLE = "DEMORUN_SESSION"
+_PR_SET_CHILD_SUBREAPER = 36
+SHELLS: set[int] = set()  # the bash of every open session of this process: never an orphan
+
+
+def become_subreaper() -> bool:
+    """Orphans of the workshop's processes (`setsid -f`, double forks) become our children, not init's.
+
+    So cleanup finds a daemon that left the terminal's session and dropped the mark with
+    `env -i`. Linux only; elsewhere, or if refused, cleanup finds what it finds without.
+    """
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def _stat(pid: int) -> tuple[int, int]:
@@ -18,17 +35,55 @@ def _stat(pid: int) -> tuple[int, int]:
     return int(fields[2]), int(fields[3])
 
 
+def _parent_and_start(pid: int) -> tuple[int, int]:
+    """(parent, start time in clock ticks since boot) of pid."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        data = f.read()
+    fields = data[data.rindex(b")") + 2:].split()
+    return int(fields[1]), int(fields[19])
+
+
+def orphans(shell: int) -> list[int]:
+    """Processes handed to us as their subreaper since `shell` started: only a workshop's can be."""
+    me = os.getpid()
+    try:
+        since = _parent_and_start(shell)[1]
+    except (OSError, ValueError, IndexError):
+        return []
+    found = []
+    for pid in _pids():
+        if pid in SHELLS:
+            continue
+        try:
+            parent, started = _parent_and_start(pid)
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == me and started >= since:
+            found.append(pid)
+    return found
+
+
+def reap(pids: list[int]) -> None:
+    """Collect the exit status of orphans we ended, so they do not linger as zombies."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except (ChildProcessError, OSError):
+            continue
+
+
 def _pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
 def owned(session: int, mark: str) -> list[int]:
-    """Processes in terminal session `session`, or carrying the mark (daemons that left it)."""
+    """Processes in terminal session `session`, carrying the mark (daemons that left it), or
+    orphaned to us since (daemons that also dropped the mark)."""
     needle = f"{MARK_VARIABLE}={mark}\0".encode()
     me = os.getpid()
-    found = []
+    found = orphans(session)
     for pid in _pids():
-        if pid == me:
+        if pid == me or pid in found:
             continue
         try:
             if _stat(pid)[1] == session:

@@ -137,6 +137,7 @@ class Session:
         # What the presenter's keys become while an interactive command runs: given the keys and
         # a question "does the command read the terminal now?", the bytes it gets (default: all).
         self.keys_filter: Callable[[bytes, Callable[[], bool]], bytes] | None = None
+        processes.become_subreaper()  # so cleanup can still find daemons that dropped every tie
         self._bash = self._spawn(self._cwd)
 
     def __enter__(self) -> Session:
