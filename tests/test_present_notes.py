@@ -79,3 +79,17 @@ def test_notes_need_a_terminal(tmp_path):
     finally:
         os.close(leader)
         os.close(follower)
+
+
+def test_notes_refuse_the_shows_own_terminal():
+    leader, follower = pty.openpty()
+    saved = os.dup(1)
+    try:
+        os.dup2(follower, 1)
+        with pytest.raises(DemorunError, match="the terminal the show is on"):
+            open_notes(os.ttyname(follower))
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(leader)
+        os.close(follower)

@@ -6,9 +6,11 @@ import re
 import time
 
 import pytest
-from test_present_live import FAST, Terminal, _end, present, prompt_line, terminal  # noqa: F401  (fixtures)
+import test_present_live as live
+from test_present_live import FAST, Terminal, _end, prompt_line
 
-pytestmark = pytest.mark.tmux
+pytestmark = live.pytestmark
+terminal, present = live.terminal, live.present  # the same real-terminal fixtures
 
 
 def test_q_during_a_command_quits_after_it(present):

@@ -265,6 +265,13 @@ def open_notes(path: str) -> int:
     if not os.isatty(fd):
         os.close(fd)
         raise DemorunError(f"--notes {path}: not a terminal (give one like /dev/pts/3; `tty` prints it)")
+    try:
+        same = os.fstat(fd).st_rdev == os.fstat(1).st_rdev
+    except OSError:
+        same = False
+    if same:
+        os.close(fd)
+        raise DemorunError(f"--notes {path}: that is the terminal the show is on; give another one")
     return fd
 
 
