@@ -60,7 +60,7 @@ def test_warnings_alone_exit_zero(tmp_path):
 def test_errors_exit_one_and_point_at_the_line_bash_complains_about(tmp_path):
     path = write(tmp_path, "bad.md", """
         Intro.
-
+        <!-- @SHOW -->
         ```bash
         for x in 1 2; do
           echo (
@@ -112,8 +112,8 @@ def test_a_folder_lints_markdown_with_runnable_fences_and_shell_scripts(tmp_path
 
 def test_shared_imports_are_reported_once(tmp_path):
     write(tmp_path, "tools.sh", "echo (\n")
-    write(tmp_path, "a.md", "<!-- @import tools.sh -->\n```bash\necho a\n```\n")
-    write(tmp_path, "b.md", "<!-- @import tools.sh -->\n```bash\necho b\n```\n")
+    write(tmp_path, "a.md", "<!-- @SHOW -->\n<!-- @import tools.sh -->\n```bash\necho a\n```\n")
+    write(tmp_path, "b.md", "<!-- @SHOW -->\n<!-- @import tools.sh -->\n```bash\necho b\n```\n")
     result = lint("--no-init", str(tmp_path))
     assert [(Path(f).name, code) for f, _, _, code in findings(result)] == [
         ("tools.sh", "bash-syntax")]
@@ -153,3 +153,57 @@ def test_bad_input_is_one_line_and_exit_two(tmp_path, make, fragment):
 
 def test_no_paths_is_a_usage_error():
     assert lint().exit_code == 2
+
+
+LINT_FIXTURES = Path(__file__).parent / "fixtures" / "lint"
+
+
+def _by_code(result) -> dict[str, list[str]]:
+    """code -> the finding lines, for messages."""
+    found: dict[str, list[str]] = {}
+    for line in result.stdout.splitlines()[:-1]:
+        found.setdefault(FINDING.fullmatch(line)["code"], []).append(line)
+    return found
+
+
+def test_migration_findings_quote_the_line_they_are_about():
+    path = str(LINT_FIXTURES / "migration.md")
+    result = lint("--no-init", path)
+    lines = Path(path).read_text().splitlines()
+    expected = {"no-show": [5], "commentary-as-output": [7, 23], "pasted-prompt": [11],
+                "output-in-fence": [17]}
+    by_code = _by_code(result)
+    for code, at in expected.items():
+        assert len(by_code[code]) == len(at), by_code[code]
+        for finding, line in zip(by_code[code], at):
+            assert finding.startswith(f"{path}:{line}: warning: ")
+            assert repr(lines[line - 1].strip()) in finding, finding
+    assert "```text" in by_code["output-in-fence"][0] and "line 16" in by_code["output-in-fence"][0]
+    assert result.exit_code == 0  # warnings: demosh ran such files, and so can we
+
+
+def test_a_section_mark_under_a_command_reads_as_commentary(tmp_path):
+    path = write(tmp_path, "setup.sh", """
+        ./install.sh
+        #### INSTALL_END
+        kubectl get pods
+        ## NAME   READY
+    """)
+    (finding,) = _by_code(lint("--no-init", path))["commentary-as-output"]
+    assert f"{path}:2:" in finding and "'#### INSTALL_END'" in finding
+
+
+def test_files_run_by_another_workshop_need_no_show_of_their_own(tmp_path):
+    write(tmp_path, "setup.md", "```bash\ntrue\n```\n")
+    write(tmp_path, "main.md", "<!-- @SHOW -->\n```bash\n#@$SHELL setup.md\necho hi\n```\n")
+    assert "no-show" not in _by_code(lint("--no-init", str(tmp_path)))
+
+
+def test_mask_retry_and_expect_on_a_command_without_output_are_flagged():
+    path = str(LINT_FIXTURES / "modifiers.md")
+    result = lint("--no-init", path)
+    found = _by_code(result)["modifier-without-output"]
+    assert [int(FINDING.fullmatch(f)["line"]) for f in found] == [7, 15]
+    assert "@mask applies to 'k3d cluster create demo'" in found[0]
+    assert "@retry applies to 'kubectl rollout status deploy/web'" in found[1]
+    assert result.exit_code == 0

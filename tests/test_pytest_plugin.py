@@ -158,11 +158,11 @@ def test_configuration_comes_from_tool_demorun(pytester):
 
 
 def test_a_broken_workshop_is_an_error_and_the_others_still_run(pytester):
-    _write(pytester, "a-broken.md", "<!-- @import no-such-helpers.sh -->\n```bash\ntrue\n```\n")
+    (pytester.path / "a-broken.md").write_bytes(b"caf\xe9\n```bash\ntrue\n```\n")  # not UTF-8
     _write(pytester, "b-fine.md", "```bash\ntrue\n```\n")
     result = _run(pytester, "--demorun", ".")
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*cannot import 'no-such-helpers.sh'*"])
+    result.stdout.fnmatch_lines(["*a-broken.md*not UTF-8*"])
 
 
 def test_secrets_are_masked_in_failures_and_output(pytester):
@@ -185,7 +185,7 @@ def test_secrets_are_masked_in_failures_and_output(pytester):
 def test_shards_cover_every_workshop_once(pytester):
     for i in range(6):
         _write(pytester, f"docs/w{i}.md", "```bash\ntrue\n```\n")
-    _write(pytester, "docs/w6.md", "<!-- @import no-such-helpers.sh -->\n```bash\ntrue\n```\n")  # broken
+    (pytester.path / "docs" / "w6.md").write_bytes(b"caf\xe9\n```bash\ntrue\n```\n")  # broken: not UTF-8
     seen: list[str] = []
     for k in (1, 2, 3):
         result = _run(pytester, "--demorun", "docs", "--demorun-shard", f"{k}/3", "--collect-only", "-q")

@@ -11,6 +11,8 @@ from ..model import Finding, Kind, Plan, Severity, SourceLoc
 from ..parse import parse_workshop
 from ..parse.bash_syntax import check_syntax_located
 from ..parse.directives import KNOWN_NAMES
+from ..parse.migration import migration_findings, no_show_finding, unchecked_modifier_findings
+from ..parse.source import is_markdown, read_source, split_lines
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:
@@ -47,6 +49,30 @@ def _unknown_name_findings(plans: list[Plan]) -> list[Finding]:
     return findings
 
 
+def _lines(file: str) -> list[str] | None:
+    try:
+        return split_lines(read_source(file, regular=True))
+    except ParseError:
+        return None  # the parser has said why
+
+
+def _migration_findings(plans: list[Plan]) -> list[Finding]:
+    """What demosh read differently, in each workshop and the files it imports or runs."""
+    findings = []
+    included = {s.loc.file for plan in plans for s in plan.steps if s.called_from}
+    for file in dict.fromkeys([plan.file for plan in plans] + sorted(included)):
+        lines = _lines(file)
+        if lines is not None:
+            findings += migration_findings(file, lines, is_markdown(file))
+    for plan in plans:
+        findings += unchecked_modifier_findings(plan)
+        lines = _lines(plan.file) if plan.file not in included else None
+        finding = no_show_finding(plan, lines) if lines is not None else None
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
 def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], int]:
     """Every finding for the workshops under `paths`, sorted, and how many files were read."""
     plans = []
@@ -65,6 +91,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
         findings.update(plan.findings)
     findings.update(_syntax_findings(plans))
     findings.update(_unknown_name_findings(plans))
+    findings.update(_migration_findings(plans))
     return sorted(findings, key=lambda f: (f.loc, f.code, f.message)), len(targets)
 
 

@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import click
+
 from ..cluster import Shortfall, shortfall
 from ..config import Config
 from ..engine.timeouts import effective_timeout as _effective
@@ -15,13 +17,18 @@ from ..session import Session
 
 
 def load_plan(file: str, *, no_init: bool) -> Plan:
-    """The parsed workshop; its errors stop every mode before anything runs."""
-    from ..parse import parse_workshop
+    """The parsed workshop. Only what makes a run impossible stops it (parse.BLOCKING); lint's
+    other errors are warned about on stderr, and the run goes on as demosh's would."""
+    from ..parse import blocking_findings, parse_workshop
 
     plan = parse_workshop(file, no_init=no_init)
-    if plan.errors:
-        listing = "\n".join(str(f) for f in plan.errors)
-        raise ParseError(f"{file} has {len(plan.errors)} error(s); nothing was run\n{listing}")
+    blocking = blocking_findings(plan)
+    if blocking:
+        listing = "\n".join(str(f) for f in blocking)
+        raise ParseError(f"{file} has {len(blocking)} error(s); nothing was run\n{listing}")
+    for finding in plan.errors:
+        click.echo(f"{finding.loc}: warning: {finding.message} [{finding.code}] (an error for lint)",
+                   err=True)
     # The plan lives as long as the run: the collector need not walk it again and again.
     gc.freeze()
     return plan

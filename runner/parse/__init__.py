@@ -1,9 +1,18 @@
 """Workshops (Markdown or shell) into Plans: every step with its file:line."""
 from __future__ import annotations
 
-from ..model import Plan
+from ..model import Finding, Plan
 from .builder import build_plan
 from .source import read_source
+
+# What leaves no plan worth running: a runaway or hostile file, cut short. Every other
+# error is lint's to report; run, present and check warn and go on, as demosh would.
+BLOCKING = frozenset({"too-many-steps", "too-deep", "directive-too-long"})
+
+
+def blocking_findings(plan: Plan) -> tuple[Finding, ...]:
+    """The findings that stop run, present and check before anything runs."""
+    return tuple(f for f in plan.errors if f.code in BLOCKING)
 
 
 def parse_workshop(path: str, *, no_init: bool = False, home: str | None = None) -> Plan:

@@ -79,7 +79,8 @@ def is_runnable_fence(line: str) -> bool:
     return bool(words) and words[0].lower() in _RUNNABLE
 
 
-def _closes(line: str, char: str, length: int) -> bool:
+def closes_fence(line: str, char: str, length: int) -> bool:
+    """Whether `line` closes a fence opened with `length` times `char`."""
     m = _FENCE.match(line)
     return bool(m) and len(m.group(1)) <= 3 and m.group(2)[0] == char \
         and len(m.group(2)) >= length and not m.group(3).strip()
@@ -157,7 +158,7 @@ class _Scanner:
         _, length, info = fence_info(lines[k])
         start = k + 1
         end = start
-        while end < len(lines) and not _closes(lines[end], info[0], length):
+        while end < len(lines) and not closes_fence(lines[end], info[0], length):
             end += 1
         if end >= len(lines):
             self.finding(k + 1, Severity.ERROR, "unterminated-fence",
@@ -169,7 +170,7 @@ class _Scanner:
         _, length, text = info
         self.prose_line(lines[k], k + 1)
         end = k + 1
-        while end < len(lines) and not _closes(lines[end].lstrip(), text[0], length):
+        while end < len(lines) and not closes_fence(lines[end].lstrip(), text[0], length):
             self.prose.append((end + 1, lines[end]))
             end += 1
         if end >= len(lines):
