@@ -29,23 +29,22 @@ def _run(progress: Progress, seconds: float) -> None:
 
 def test_a_log_gets_a_still_running_line_per_interval_and_nothing_for_quick_commands():
     err = io.StringIO()
-    with Progress(err=err, out=io.BytesIO(), terminal=False, interval=0.3) as progress:
-        _run(progress, 0.1)
+    with Progress(err=err, out=io.BytesIO(), terminal=False, interval=0.4) as progress:
+        _run(progress, 0.0)
         assert err.getvalue() == ""
-        _run(progress, 0.75)
+        _run(progress, 1.5)
     lines = err.getvalue().splitlines()
-    assert len(lines) == 2, lines
-    assert lines[0].startswith("still running w.md:7 after 0.") and lines[0].endswith(
-        ": k3d cluster create demo --wait")
+    assert 1 <= len(lines) <= 3, lines  # one a 0.4 s interval; how many depends on the machine's load
+    assert re.fullmatch(r"still running w\.md:7 after [01]\.\ds: k3d cluster create demo --wait", lines[0])
 
 
 def test_a_terminal_gets_a_status_line_that_is_gone_when_the_command_ends(monkeypatch):
     monkeypatch.setattr("runner.report.progress.SHOW_AFTER", 0.0)
     err = io.StringIO()
     with Progress(err=err, out=io.BytesIO(), terminal=True) as progress:
-        _run(progress, 0.35)
+        _run(progress, 0.6)
     shown = err.getvalue()
-    assert re.search(r"0\.[1-3]s  w\.md:7  k3d cluster create demo --wait", shown), shown
+    assert re.search(r"\d\.\ds  w\.md:7  k3d cluster create demo --wait", shown), shown
     assert shown.endswith("\r\x1b[2K")  # cleared: the next line starts clean
     assert "\n" not in shown
 
@@ -55,7 +54,7 @@ def test_an_abort_between_start_and_done_still_clears_the_line(monkeypatch):
     err = io.StringIO()
     with Progress(err=err, out=io.BytesIO(), terminal=True) as progress:
         progress.on_step_start(0, STEP)
-        time.sleep(0.25)
+        time.sleep(0.6)
     drawn = len(err.getvalue())
     time.sleep(0.25)
     assert len(err.getvalue()) == drawn and err.getvalue().endswith("\r\x1b[2K")
