@@ -67,3 +67,20 @@ def test_typeahead_reaches_a_command_only_while_it_reads(typed, reading, sent, q
     assert (filter_.quit_after, filter_.signalled) == (quit_after, signalled)
     filter_.start()
     assert filter_.quit_after == quit_after and not filter_.signalled
+
+
+@pytest.mark.parametrize("typed_ahead, quit_after", [(["Q"], True), (["x", "enter"], False), ([], False)])
+def test_keys_read_with_the_return_that_starts_a_command_count_as_typed_during_it(typed_ahead, quit_after):
+    filter_ = TypeAhead()
+    filter_.start(typed_ahead)
+    assert filter_.quit_after == quit_after
+
+
+def test_keys_read_ahead_are_handed_over_once(tmp_path):
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"\rQ")
+    keyboard = Keyboard(read_end)
+    assert keyboard.read(timeout=1) == "enter"
+    assert keyboard.take_pending() == ["Q"]
+    assert keyboard.take_pending() == []
+    assert keyboard.read(timeout=0) is None

@@ -96,6 +96,11 @@ class Keyboard:
     def unread(self, key: str) -> None:
         self._pending.insert(0, key)
 
+    def take_pending(self) -> list[str]:
+        """Keys already read from the terminal but not yet asked for (typed right after RETURN)."""
+        pending, self._pending = self._pending, []
+        return pending
+
     def read(self, timeout: float | None = None) -> str | None:
         """The next key, or None once `timeout` seconds pass without one (None: wait for ever)."""
         while not self._pending:
@@ -134,9 +139,15 @@ class TypeAhead:
         self.quit_after = False
         self.signalled = False  # the presenter stopped or suspended the command themselves
 
-    def start(self) -> None:
-        """A new command: forget what the presenter did during the last one, but not a quit."""
+    def start(self, typed_ahead: list[str] = ()) -> None:
+        """A new command: forget what the presenter did during the last one, but not a quit.
+
+        `typed_ahead`: keys that arrived with the RETURN that started it; nothing reads them yet,
+        so they mean what they would mean during the command.
+        """
         self.signalled = False
+        if "Q" in typed_ahead:
+            self.quit_after = True
 
     def __call__(self, data: bytes, reading: Callable[[], bool]) -> bytes:
         text = data.decode("utf-8", "replace")

@@ -307,7 +307,7 @@ class Show:
         """
         self.listener.visible = visible
         self.last_visible = visible
-        self.typeahead.start()
+        self.typeahead.start(self.keys.take_pending() if visible else [])
         try:
             if visible:
                 result = self.engine.execute(index, live_step(step), interactive=True)
