@@ -27,10 +27,10 @@ def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DE
     try:
         mismatch = compare_output(block.lines, outcome.output, mode=step.modifiers.expect,
                                   masks=step.modifiers.masks, options=options)
-    except DemorunError as exc:
-        if exc.loc is None:
-            exc.loc = step.loc
-        raise
+    except DemorunError as exc:  # a bad @mask or mode: said at the command, a new error, not a patched one
+        if exc.loc is not None:
+            raise
+        raise type(exc)(exc.message, step.loc) from None
     if mismatch is None:
         return Verdict(Status.PASS)
     return Verdict(Status.FAIL, f"{step.loc}: output differs from ## block at {_where(block)}: {mismatch.summary}",
