@@ -150,3 +150,16 @@ def test_a_daemon_that_dropped_every_tie_is_still_ended(demorun, here, monkeypat
 
 def _running(name: str) -> bool:
     return subprocess.run(["pgrep", "-f", name], capture_output=True, check=False).stdout != b""
+
+
+def test_a_session_closed_mid_command_still_runs_the_exit_trap(tmp_path):
+    """The session's own part of a stop: interrupt the command, then `exit`, so traps run."""
+    from runner.session import Session
+
+    def stop(chunk: bytes) -> None:
+        raise RuntimeError("stopped mid-command")  # as a signal handler's Aborted would be
+
+    with pytest.raises(RuntimeError), Session(cwd=str(tmp_path)) as session:
+        session.run("trap 'echo cleaned > cleaned.txt' EXIT")
+        session.run("echo go; sleep 30", on_output=stop, timeout=60)
+    assert (tmp_path / "cleaned.txt").read_text() == "cleaned\n"
