@@ -30,6 +30,9 @@ class Broadcast(Listener):
 
     def __init__(self, listeners: Sequence[Listener]):
         self.listeners = tuple(listeners)
+        # Output comes chunk by chunk, many per command: only those that listen to it hear it.
+        self._hearing = tuple(listener for listener in self.listeners
+                              if type(listener).on_output is not Listener.on_output)
 
     def on_text(self, step: Step, text: str) -> None:
         for listener in self.listeners:
@@ -40,7 +43,7 @@ class Broadcast(Listener):
             listener.on_step_start(index, step)
 
     def on_output(self, step: Step, chunk: bytes) -> None:
-        for listener in self.listeners:
+        for listener in self._hearing:
             listener.on_output(step, chunk)
 
     def on_step_done(self, result: StepResult) -> None:

@@ -53,6 +53,10 @@ class Progress(Listener):
         self._drawn = False
         self._closed = False
         self._thread: threading.Thread | None = None  # one for the whole run, asleep between commands
+        # The ticker waits without a timeout only while no command runs; a command starting then
+        # wakes it. Otherwise it looks at the next tick: a thread switch per command would cost
+        # more than the quick command itself.
+        self._sleeping = False
         self._at_line_start = True
 
     def __enter__(self) -> Progress:
@@ -75,7 +79,8 @@ class Progress(Listener):
             if self._thread is None:
                 self._thread = threading.Thread(target=self._tick, name="demorun-progress", daemon=True)
                 self._thread.start()
-            self._wake.notify()
+            elif self._sleeping:
+                self._wake.notify()
 
     def on_output(self, step: Step, chunk: bytes) -> None:
         if self.verbose and self.follow(step):
@@ -122,11 +127,16 @@ class Progress(Listener):
         with self._wake:
             while not self._closed:
                 if self._current is None:
+                    self._sleeping = True
                     self._wake.wait()
+                    self._sleeping = False
                     continue
                 if self._current is not watched:
                     watched, reported = self._current, 0
-                self._wake.wait(TICK if self.terminal else min(self.interval, 1.0))
+                # Waits end at the watched command's own times (its next "still running" line), so
+                # a ticker still asleep for an earlier command misses none of the next one's.
+                self._wake.wait(TICK if self.terminal else
+                                watched[1] + self.interval * (reported + 1) - time.monotonic())
                 if self._current is not watched or self._closed:
                     continue
                 step, started = watched

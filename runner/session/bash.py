@@ -4,6 +4,7 @@ from __future__ import annotations
 import fcntl
 import os
 import secrets
+import select
 import shlex
 import signal
 import termios
@@ -25,6 +26,7 @@ from .pty_io import (
     ENDED,
     LEFT,
     OUTPUT,
+    READ_EVENTS,
     STARTED,
     Markers,
     Output,
@@ -123,6 +125,11 @@ class Bash:
         set_nonblocking(self._wake)
         set_nonblocking(self._waker)
         self._watched = [self.fd] + ([self._pidfd] if self._pidfd >= 0 else [])
+        # exchange()'s usual wait (nothing to write, no keys to forward), registered once for the
+        # shell's life rather than built anew for every read of every command.
+        self._poller = select.poll()
+        for watched in self._watched + [self._wake]:
+            self._poller.register(watched, READ_EVENTS)
         self.baseline = termios.tcgetattr(self.fd)
         self.special = special_bytes(self.baseline)
         try:
@@ -384,8 +391,12 @@ class Bash:
                 repaired = self._repair_prompt()
                 note = repaired or note
                 idle_check = float("inf") if repaired else now + IDLE_AFTER  # repaired once at most
-            watched = watching if forward is None else watching + [forward]
-            ready = wait_ready(watched, [fd] if pending else [], min(deadline, recheck, idle_check) - now)
+            timeout = min(deadline, recheck, idle_check) - now
+            if forward is None and not pending:
+                ready = [ready_fd for ready_fd, _ in self._poller.poll(max(0.0, timeout) * 1000)]
+            else:
+                watched = watching if forward is None else watching + [forward]
+                ready = wait_ready(watched, [fd] if pending else [], timeout)
             if self._wake in ready and self._drain_wake():
                 interrupted = True
                 target, recheck = self.interrupt(), time.monotonic() + REINTERRUPT_EVERY

@@ -22,7 +22,7 @@ _KINDS = frozenset(b"SCEDL")
 _OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
 _MAX_PAYLOAD = 16
 _UTF8 = codecs.getincrementaldecoder("utf-8")
-_READ = select.POLLIN | select.POLLHUP | select.POLLERR
+READ_EVENTS = _READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
 # Cleared so the pty hands bash every byte as written: no line editing, signals or translation.
 _RAW_INPUT_LFLAG = termios.ICANON | termios.ISIG | termios.IEXTEN
