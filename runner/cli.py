@@ -5,12 +5,10 @@ and `demorun lint` start fast enough for editors and pre-commit hooks.
 """
 from __future__ import annotations
 
-import sys
-
 import click
 
 from . import __version__
-from .errors import Aborted, DemorunError
+from .launch import call as _call
 
 
 def _duration(ctx, param, value):
@@ -111,40 +109,6 @@ def _cluster(mode: str, requires: tuple[str, ...], kubeconfig: str | None, isola
 
 verbose_option = click.option("-v", "--verbose", is_flag=True,
                               help="Print each command and stream its output as it runs.")
-
-
-def _finish(code: int) -> None:
-    try:
-        sys.stdout.flush()
-    except OSError:
-        pass  # the terminal hung up; the exit code still tells
-    raise SystemExit(code)
-
-
-def _say(message: str) -> None:
-    try:
-        click.echo(f"demorun: {message}", err=True)
-    except OSError:
-        pass
-
-
-def _call(fn, *args, **kwargs) -> None:
-    """Run a command body; user errors become one line on stderr, never a traceback."""
-    from .streams import tolerate_closed_readers
-
-    tolerate_closed_readers()
-    try:
-        code = fn(*args, **kwargs)
-    except DemorunError as exc:
-        _say(str(exc))
-        _finish(exc.exit_code)
-    except Aborted as exc:
-        _say(str(exc))
-        _finish(exc.exit_code)
-    except KeyboardInterrupt:  # Ctrl-C outside a run (parsing, say), or hurrying a cleanup
-        _say("interrupted")
-        _finish(130)
-    _finish(code)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

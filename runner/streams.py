@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
+
+# What click strips from text written to a stream that is not a terminal.
+_ANSI = re.compile(r"\033\[[0-?]*[ -/]*[@-~]")
 
 
 class _DropWhenClosed(io.RawIOBase):
@@ -53,3 +57,15 @@ def tolerate_closed_readers() -> None:
         setattr(sys, name, io.TextIOWrapper(
             io.BufferedWriter(_DropWhenClosed(fd)), encoding=stream.encoding, errors=stream.errors,
             line_buffering=stream.line_buffering, write_through=stream.write_through))
+
+
+def echo(line: str, *, err: bool = False) -> None:
+    """A line on stdout (or stderr) as click.echo writes it, for commands that answer before click
+    loads: escape sequences stripped unless the stream is a terminal, flushed at once."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    if not stream.isatty():
+        line = _ANSI.sub("", line)
+    stream.write(line + "\n")
+    stream.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from runner.cli import main
@@ -20,3 +21,21 @@ def test_version_needs_neither_click_nor_the_commands():
             "print(sorted(m for m in sys.modules if m.startswith(('click', 'runner.'))))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "['runner.launch']"
+
+
+@pytest.mark.parametrize("args", [["--no-init", "bad.md", "good.md"], ["good.md"], ["missing.md"]])
+def test_lint_fast_path_answers_as_the_click_command_does(tmp_path, args):
+    (tmp_path / "good.md").write_text("<!-- @SHOW -->\n```bash\necho hi\n```\n")
+    (tmp_path / "bad.md").write_text('<!-- @SHOW -->\n```bash\necho "\x1b[31mred\n```\n')
+    fast = subprocess.run([sys.executable, "-m", "runner", "lint", *args], capture_output=True, text=True,
+                          cwd=tmp_path)
+    slow = CliRunner().invoke(main, ["lint", *[str(tmp_path / a) if a.endswith(".md") else a for a in args]])
+    assert (fast.returncode, fast.stdout) == (slow.exit_code, slow.stdout.replace(f"{tmp_path}/", ""))
+    assert fast.stderr == slow.stderr.replace(f"{tmp_path}/", "")
+
+
+def test_plain_lint_needs_no_click():
+    probe = "import sys; sys.argv = ['demorun', 'lint', 'missing.md']; from runner.launch import main\n" \
+            "try:\n    main()\nexcept SystemExit:\n    print('click' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "False"

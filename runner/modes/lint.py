@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import shutil
 
-import click
-
 from ..discover import find_workshops
 from ..errors import ParseError
 from ..model import Finding, Kind, Plan, Severity, SourceLoc
@@ -13,6 +11,7 @@ from ..parse.bash_syntax import check_syntax_located
 from ..parse.directives import KNOWN_NAMES
 from ..parse.migration import migration_findings, no_show_finding, unchecked_modifier_findings
 from ..parse.source import is_markdown, read_source, split_lines
+from ..streams import echo
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:
@@ -99,13 +98,13 @@ def run_lint(paths: list[str], *, no_init: bool) -> int:
     """Print the findings; 0 when there is no error (warnings allowed), else 1."""
     findings, files = lint_findings(paths, no_init=no_init)
     for finding in findings:
-        click.echo(str(finding))
+        echo(str(finding))
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     warnings = len(findings) - errors
     checked = f"{files} file{'s' if files != 1 else ''}"
     if findings:
-        click.echo(f"{errors} error{'s' if errors != 1 else ''}, "
+        echo(f"{errors} error{'s' if errors != 1 else ''}, "
                    f"{warnings} warning{'s' if warnings != 1 else ''} in {checked}")
     else:
-        click.echo(f"no problems in {checked}")
+        echo(f"no problems in {checked}")
     return 1 if errors else 0
