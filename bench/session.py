@@ -25,7 +25,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import DEMORUN, ENV, Figures, interleaved, run_main  # noqa: E402
+from common import DEMORUN, ENV, ROOT, Figures, interleaved, run_main  # noqa: E402
+
+sys.path.insert(0, str(ROOT))  # Session.run alone is this checkout's too, not an installed copy's
 
 LINE = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"  # 64 bytes with its newline
 MB = 1_000_000
