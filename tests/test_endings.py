@@ -77,7 +77,12 @@ def test_strict_counts_skipped_commands_and_the_console_says_why(demorun, here, 
     plain = demorun("check", "skip_section.md")
     assert plain.exit_code == 0, plain.output
     assert "skipped skip_section.md:3: in a @SKIP section" in plain.output
-    assert demorun("check", "--strict", "skip_section.md").exit_code == 1
+    strict = demorun("check", "--junit", "strict.xml", "--strict", "skip_section.md")
+    assert strict.exit_code == 1
+    assert "FAIL skip_section.md" in strict.output and "PASS" not in strict.output, strict.output
+    assert "in a @SKIP section (skipped: --strict counts this as a failure)" in strict.output
+    junit = (here / "strict.xml").read_text()
+    assert 'failures="1"' in junit and 'skipped="0"' in junit, junit
 
 
 # Signals: interrupt the command, let the EXIT trap run, write the reports, exit 128+N.

@@ -159,6 +159,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                                         update=update, cluster=cluster, verbose=verbose,
                                         progress=jobs <= 1)) as results:
                 for check in results:
+                    if strict:
+                        check = dataclasses.replace(check, report=skips_failed(check.report))
                     checks.append(check)
                     secrets |= check.secrets
                     _echo(Redactor(secrets)("\n".join(file_progress_lines(check.report))))
@@ -193,11 +195,21 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     skipped_files = [f for f in reports if f.skipped_reason]
     if any(f.error for f in reports):
         return 2
-    if unfixed or (strict and run.count(Status.SKIP)):
+    if unfixed:
         return 1
     if skipped_files and len(skipped_files) == len(reports):
         return 3
     return 0
+
+
+def skips_failed(report: FileReport) -> FileReport:
+    """--strict: every skipped command is a failure, so the console, the reports and the exit code agree."""
+    results = tuple(
+        dataclasses.replace(r, verdict=Verdict(
+            Status.FAIL, f"{r.verdict.message} (skipped: --strict counts this as a failure)", r.verdict.details))
+        if r.verdict.status is Status.SKIP else r
+        for r in report.results)
+    return dataclasses.replace(report, results=results)
 
 
 def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
