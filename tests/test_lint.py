@@ -207,3 +207,13 @@ def test_mask_retry_and_expect_on_a_command_without_output_are_flagged():
     assert "@mask applies to 'k3d cluster create demo'" in found[0]
     assert "@retry applies to 'kubectl rollout status deploy/web'" in found[1]
     assert result.exit_code == 0
+
+
+def test_a_command_printing_a_table_is_no_pasted_output(tmp_path):
+    path = write(tmp_path, "table.md", """
+        <!-- @SHOW -->
+        ```bash
+        printf 'NAME   STATUS   AGE\\nweb    Ready    1s\\n'
+        ```
+    """)
+    assert "output-in-fence" not in _by_code(lint("--no-init", path))

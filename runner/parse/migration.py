@@ -52,8 +52,9 @@ def reads_like_commentary(line: str) -> bool:
 def looks_like_output(line: str) -> bool:
     """A line of a tool's output (a table row or header, a log line), not a command."""
     text = line.strip()
+    unquoted = re.split(r"['\"]", text, maxsplit=1)[0]  # a table inside a quoted argument is a command's
     return bool(_CAPS_HEAD.match(text) or _LOG_LEVEL.match(text) or _OUTPUT_START.match(text)
-                or len(_TABLE_GAP.findall(text)) >= 2)
+                or len(_TABLE_GAP.findall(unquoted)) >= 2)
 
 
 def _fences(lines: Sequence[str]) -> Iterator[tuple[int, int]]:
