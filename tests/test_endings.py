@@ -168,3 +168,30 @@ def test_a_session_closed_mid_command_still_runs_the_exit_trap(tmp_path):
         session.run("trap 'echo cleaned > cleaned.txt' EXIT")
         session.run("echo go; sleep 30", on_output=stop, timeout=60)
     assert (tmp_path / "cleaned.txt").read_text() == "cleaned\n"
+
+
+# Restarts are never silent.
+
+def test_a_restart_after_a_timeout_is_said_in_the_console_and_the_reports(demorun, workshop, tmp_path):
+    path = workshop("""
+        ```bash
+        kept=yes
+        ```
+
+        <!-- @timeout 1s -->
+        ```bash
+        trap '' INT; while :; do :; done
+        ```
+
+        ```bash
+        echo "[$kept]"
+        ## []
+        ```
+        """)
+    result = demorun("check", "--junit", str(tmp_path / "j.xml"), "--html", str(tmp_path / "r.html"), path)
+    assert result.exit_code == 1
+    said = "the shell was restarted"
+    assert f"note {path}:7: {said}" in result.output, result.output
+    assert said in (tmp_path / "j.xml").read_text()
+    assert "shell restarted: state lost" in (tmp_path / "r.html").read_text()
+    assert "2 passed" in result.output  # the command after the restart ran in the new shell

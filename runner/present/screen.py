@@ -41,7 +41,6 @@ class Screen:
         self.color = color_wanted(sys.stdout) if color is None else color
         self.width = width or shutil.get_terminal_size((80, 24)).columns
         self.record = record
-        self.raw_mode = False  # the live presenter sets this while the terminal is raw
         self.at_line_start = True
         self._tail = b"\n\n"  # the last two bytes shown, carriage returns aside: is a blank line above?
         self.modes = TerminalModes()  # what commands' output switched on in the user's terminal
@@ -125,28 +124,25 @@ class Screen:
 
     def newline_if_needed(self) -> None:
         if not self.at_line_start:
-            self.write("\r\n" if self.raw_mode else "\n")
+            self.write("\n")
 
     def blank_line(self) -> None:
         """One empty line between blocks (prose, then commands and their output), never two."""
         self.newline_if_needed()
         if self._tail != b"\n\n":
-            self.write("\r\n" if self.raw_mode else "\n")
+            self.write("\n")
 
     def line(self, text: str = "", *codes: str) -> None:
-        """A line of our own text; CRLF in raw mode so lines start at column 0."""
+        """A line of our own text."""
         self.newline_if_needed()
-        end = "\r\n" if self.raw_mode else "\n"
-        body = text.replace("\n", end)
-        self.write(self.style(body, *codes) + end)
+        self.write(self.style(text, *codes) + "\n")
 
     def prose(self, markdown: str) -> None:
         """Markdown rendered for the terminal at its width (headings, emphasis, code, lists, links)."""
         if not markdown.strip():
             return
         self.newline_if_needed()
-        self.write(render_markdown(markdown, width=self.width, color=self.color,
-                                   crlf=self.raw_mode))
+        self.write(render_markdown(markdown, width=self.width, color=self.color))
 
     def comment(self, text: str) -> None:
         for line in text.splitlines() or [""]:
@@ -166,19 +162,18 @@ class Screen:
 
         `interrupted` is polled between keystrokes so a presenter can finish the typing early.
         """
-        shown = text.replace("\n", "\r\n" if self.raw_mode else "\n")
         if not speed:
-            self.write(self.style(shown, BOLD))
+            self.write(self.style(text, BOLD))
             return
-        for index, char in enumerate(shown):
+        for index, char in enumerate(text):
             if interrupted():
-                self.write(self.style(shown[index:], BOLD))
+                self.write(self.style(text[index:], BOLD))
                 return
             self.write(self.style(char, BOLD))
             time.sleep(random.uniform(0.5, 1.5) / speed)
 
     def end_command(self) -> None:
-        self.write("\r\n" if self.raw_mode else "\n")
+        self.write("\n")
 
     def notice(self, text: str) -> None:
         self.line(text, YELLOW)
@@ -222,7 +217,7 @@ def _last_row(row: bytes, width: int) -> bytes:
     return bytes(kept)
 
 
-def render_markdown(markdown: str, *, width: int, color: bool, crlf: bool = False) -> str:
+def render_markdown(markdown: str, *, width: int, color: bool) -> str:
     """Markdown as terminal text; rich is imported here so quick commands never pay for it.
 
     Without colours a heading would read like any other line, so it keeps its `#` marks.
@@ -245,8 +240,7 @@ def render_markdown(markdown: str, *, width: int, color: bool, crlf: bool = Fals
                       color_system="standard" if color else None, highlight=False,
                       emoji=False, legacy_windows=False)
     console.print((Markdown if color else PlainMarkdown)(markdown, hyperlinks=False))
-    text = _PADDING.sub(r"\1", buffer.getvalue())
-    return text.replace("\n", "\r\n") if crlf else text
+    return _PADDING.sub(r"\1", buffer.getvalue())
 
 
 # rich pads every line to the full width; trailing blanks only make copies and recordings noisy.
