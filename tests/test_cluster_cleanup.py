@@ -163,16 +163,24 @@ def test_a_config_on_stdin_is_not_read_by_the_runner_and_its_cluster_is_still_fo
     assert standins.clusters() == [] and "deleting k3d cluster from-stdin" in done.stderr
 
 
-def test_a_signal_during_cleanup_waits_for_the_deletion_to_finish(standins, monkeypatch):
-    monkeypatch.setenv("STANDIN_DELETE_DELAY", "1.5")
+def _run_until_cleanup_starts(standins) -> subprocess.Popen:
+    """`demorun run` of a failing cluster workshop, returned once it has begun deleting its cluster."""
     process = subprocess.Popen([sys.executable, "-m", "runner", "run", standins.copy("fails.md")],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
+    deadline = time.monotonic() + 20
+    while not (standins.state / "deleting").exists():
+        if time.monotonic() > deadline or process.poll() is not None:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise AssertionError("cleanup never started")
+        time.sleep(0.05)
+    return process
+
+
+def test_a_signal_during_cleanup_waits_for_the_deletion_to_finish(standins, monkeypatch):
+    monkeypatch.setenv("STANDIN_DELETE_DELAY", "1.5")
+    process = _run_until_cleanup_starts(standins)
     try:
-        deadline = time.monotonic() + 20
-        while not (standins.state / "deleting").exists():
-            assert time.monotonic() < deadline and process.poll() is None, "cleanup never started"
-            time.sleep(0.05)
         os.killpg(process.pid, signal.SIGTERM)
         output, _ = process.communicate(timeout=30)
     finally:
@@ -215,14 +223,8 @@ def test_run_quiet_v_streams_the_setup_nobody_would_see(demorun, workshop):
 
 def test_a_second_signal_during_cleanup_stops_it_and_says_what_is_left(standins, monkeypatch):
     monkeypatch.setenv("STANDIN_DELETE_DELAY", "20")
-    process = subprocess.Popen([sys.executable, "-m", "runner", "run", standins.copy("fails.md")],
-                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
+    process = _run_until_cleanup_starts(standins)
     try:
-        deadline = time.monotonic() + 20
-        while not (standins.state / "deleting").exists():
-            assert time.monotonic() < deadline and process.poll() is None, "cleanup never started"
-            time.sleep(0.05)
         started = time.monotonic()
         for _ in range(2):
             os.killpg(process.pid, signal.SIGTERM)
