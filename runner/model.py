@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
-DEFAULT_TIMEOUT = 600.0  # seconds a command may take when nothing else is said (FORMAT.md)
+DEFAULT_TIMEOUT = 600.0  # seconds a command may take when nothing else is said (docs/format.md)
 
 
 @dataclass(frozen=True, order=True)
@@ -78,7 +78,7 @@ class Expect(str, Enum):
 
 @dataclass(frozen=True)
 class Modifiers:
-    """Per-command directives (FORMAT.md), defaults meaning 'none given'."""
+    """Per-command directives (docs/format.md), defaults meaning 'none given'."""
 
     wait_before: bool = True  # @nowaitbefore / @immed clear it
     wait_after: bool = False  # @waitafter

@@ -133,7 +133,7 @@ def _block_line(indent: str, line: str) -> str:
 
 
 def _unblock(source: str) -> str:
-    """The output line a `##` source line stands for (FORMAT.md: one space after `##` is removed)."""
+    """The output line a `##` source line stands for (docs/format.md: one space after `##` is removed)."""
     rest = source.lstrip()[2:]
     return rest.removeprefix(" ")
 

@@ -1,4 +1,4 @@
-"""Directive names and arguments (FORMAT.md): what each means, and whether it is well formed."""
+"""Directive names and arguments (docs/format.md): what each means, and whether it is well formed."""
 from __future__ import annotations
 
 import re

@@ -70,5 +70,5 @@ def split_lines(text: str) -> list[str]:
 
 
 def is_markdown(path: str) -> bool:
-    """Markdown by its `.md` name; any other file is a shell script (FORMAT.md)."""
+    """Markdown by its `.md` name; any other file is a shell script (docs/format.md)."""
     return path.lower().endswith(".md")

@@ -1,4 +1,4 @@
-"""Checks real output against `##` expected output as MATCHING.md says."""
+"""Checks real output against `##` expected output as docs/matching.md says."""
 from .command import verify_command
 from .compare import MODES, compare_output
 from .normalise import normalise

@@ -1,4 +1,4 @@
-"""compare_output: one `##` block against real output, in the mode `@expect` chose (MATCHING.md)."""
+"""compare_output: one `##` block against real output, in the mode `@expect` chose (docs/matching.md)."""
 from __future__ import annotations
 
 import re

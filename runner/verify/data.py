@@ -1,4 +1,4 @@
-"""JSON output compared as data: key order is free, values follow the volatile rules (MATCHING.md)."""
+"""JSON output compared as data: key order is free, values follow the volatile rules (docs/matching.md)."""
 from __future__ import annotations
 
 import json

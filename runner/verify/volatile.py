@@ -5,7 +5,7 @@ value of a kind by one private-use character for that kind, so two texts
 match when their canonical forms are equal: both sides then hold a value of
 the same kind at the same place, and everything else is literally equal.
 What is configuration rather than noise (bind addresses, CIDRs, durations
-given as settings) is left out of the kinds on purpose (MATCHING.md,
+given as settings) is left out of the kinds on purpose (docs/matching.md,
 "Refinements from real tool output").
 """
 from __future__ import annotations
