@@ -106,8 +106,8 @@ class WorkshopFile(pytest.File):
     def collect(self):
         from .config import load_config
         from .errors import DemorunError
-        from .modes.setup import load_plan
         from .model import Kind
+        from .modes.setup import load_plan
 
         options = self.config.stash[_OPTIONS]
         try:

@@ -13,11 +13,17 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from runner.errors import DemorunError, WorkshopChanged
 from runner import files
+from runner.errors import DemorunError, WorkshopChanged
 from runner.files import write_atomic
 from runner.model import Expectation, SourceLoc
-from runner.modes.update import OutputEdit, apply_updates, read_fingerprints, unified_diff, updated_text
+from runner.modes.update import (
+    OutputEdit,
+    apply_updates,
+    read_fingerprints,
+    unified_diff,
+    updated_text,
+)
 from runner.verify import compare_output
 
 BLOCK = re.compile(r"\s*##(?: |$)")

@@ -9,7 +9,11 @@ from ..model import Finding, Kind, Plan, Severity, SourceLoc
 from ..parse import parse_workshop
 from ..parse.bash_syntax import check_syntax_located
 from ..parse.directives import KNOWN_NAMES
-from ..parse.migration import migration_findings, no_show_finding, unchecked_modifier_findings
+from ..parse.migration import (
+    migration_findings,
+    no_show_finding,
+    unchecked_modifier_findings,
+)
 from ..parse.source import is_markdown, read_source, split_lines
 from ..streams import echo
 
