@@ -140,18 +140,25 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)])
-def test_stopping_a_parallel_check_ends_every_session(tmp_path, signals):
-    for i in range(3):
-        (tmp_path / f"w{i}.md").write_text(
-            f"```bash\necho $$ > {tmp_path}/pid{i}; sleep 60\n```\n\n```bash\nsleep 60\n```\n")
-    proc = subprocess.Popen([sys.executable, "-m", "runner", "check", "-j", "3", str(tmp_path)],
+def _start_recording_pids(tmp_path, files: int, then: str = "") -> tuple[subprocess.Popen, list[int]]:
+    """`check -j FILES` of workshops whose first command writes its shell's pid and sleeps;
+    returned once every session is running, with those pids. `then` is a second fence."""
+    for i in range(files):
+        (tmp_path / f"w{i}.md").write_text(f"```bash\necho $$ > {tmp_path}/pid{i}; sleep 60\n```\n{then}")
+    proc = subprocess.Popen([sys.executable, "-m", "runner", "check", "-j", str(files), str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while len(list(tmp_path.glob("pid*"))) < 3 and time.monotonic() < deadline:
+    while len(list(tmp_path.glob("pid*"))) < files and time.monotonic() < deadline:
         time.sleep(0.1)
+    time.sleep(0.2)  # a pid file is written just before its sleep starts
     pids = [int(p.read_text()) for p in tmp_path.glob("pid*")]
-    assert len(pids) == 3
+    assert len(pids) == files, "not every session started"
+    return proc, pids
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)])
+def test_stopping_a_parallel_check_ends_every_session(tmp_path, signals):
+    proc, pids = _start_recording_pids(tmp_path, 3, "\n```bash\nsleep 60\n```\n")
     for signum in signals:
         proc.send_signal(signum)
         time.sleep(0.5)
@@ -165,15 +172,8 @@ def test_stopping_a_parallel_check_ends_every_session(tmp_path, signals):
 
 
 def test_one_interrupt_stops_the_running_commands_and_the_check_goes_on(tmp_path):
-    for i in range(2):
-        (tmp_path / f"w{i}.md").write_text(
-            f"```bash\necho $$ > {tmp_path}/pid{i}; sleep 60\n```\n\n```bash\necho after\n## after\n```\n")
-    proc = subprocess.Popen([sys.executable, "-m", "runner", "check", "-j", "2", str(tmp_path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while len(list(tmp_path.glob("pid*"))) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.3)
+    proc, _ = _start_recording_pids(tmp_path, 2, "\n```bash\necho after\n## after\n```\n")
+    time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 1, out + err  # the interrupted sleeps fail; the next commands pass
@@ -233,17 +233,9 @@ def test_asking_again_while_workers_clean_up_ends_them_at_once(tmp_path):
 
 
 def test_killing_the_main_process_ends_the_workers_and_their_sessions(tmp_path):
-    for i in range(2):
-        (tmp_path / f"w{i}.md").write_text(f"```bash\necho $$ > {tmp_path}/pid{i}; sleep 60\n```\n")
-    proc = subprocess.Popen([sys.executable, "-m", "runner", "check", "-j", "2", str(tmp_path)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while len(list(tmp_path.glob("pid*"))) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.2)
-    pids = [int(p.read_text()) for p in tmp_path.glob("pid*")]
+    proc, pids = _start_recording_pids(tmp_path, 2)
     proc.kill()
-    proc.wait()
+    proc.communicate()
     deadline = time.monotonic() + 15
     while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
