@@ -114,7 +114,15 @@ class Step:
     hook_var: str | None = None  # HOOK steps: the X of $DEMO_HOOK_X
     if_hooks: tuple[str, ...] = ()  # run only if every $DEMO_HOOK_<var> is set
     called_from: tuple[SourceLoc, ...] = ()  # macro, import and @$SHELL call sites
+    nested: tuple[int, ...] = ()  # the @$SHELL calls it runs inside, outermost first (Plan.shells)
 
+
+@dataclass(frozen=True)
+class NestedShell:
+    """One `@$SHELL FILE` call: FILE runs in a bash of its own, started inside the caller's."""
+
+    file: str
+    loc: SourceLoc  # the call site
 
 @dataclass(frozen=True)
 class Requirement:
@@ -132,6 +140,7 @@ class Plan:
     steps: tuple[Step, ...]
     requires: tuple[Requirement, ...] = ()
     findings: tuple[Finding, ...] = ()
+    shells: tuple[NestedShell, ...] = ()  # the @$SHELL calls, by the numbers in Step.nested
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -207,27 +207,6 @@ def test_git_diff_after_update_shows_only_hash_lines(demorun, tmp_path):
     assert changes and all(line[1:].startswith("##") for line in changes)
 
 
-def test_sub_workshops_run_in_the_same_session(demorun, workshop):
-    workshop("""
-        ```bash
-        SUBVAR=from-sub
-        cd "$(mktemp -d)"
-        touch made-by-sub
-        ```
-        """, "sub.md")
-    main = workshop("""
-        ```bash
-        #@$SHELL sub.md
-        echo "sub said $SUBVAR"; ls
-        ## sub said from-sub
-        ## made-by-sub
-        ```
-        """)
-    result = demorun("check", main)
-    assert result.exit_code == 0, result.output
-    assert "4 passed" in result.output
-
-
 def test_update_writes_secrets_as_stars_and_they_match_again(demorun, workshop):
     path = workshop("""
         ```bash

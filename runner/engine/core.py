@@ -7,6 +7,7 @@ never starts a bash of its own: the session and the syntax check are given.
 from __future__ import annotations
 
 import dataclasses
+import os
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -76,6 +77,7 @@ class Engine:
         self.notices: list[tuple[SourceLoc, str]] = []  # what reports must say besides verdicts
         self.exit_step: Step | None = None  # the command after which bash exited
         self.current: Step | None = None  # the command running now
+        self.shells_ended: dict[int, str] = {}  # @$SHELL scopes whose bash exited: why the rest is not run
 
     def _syntax_errors(self) -> dict[int, str]:
         """Ask once, for the whole plan, which commands bash would reject."""
@@ -88,10 +90,16 @@ class Engine:
     # The walk: every mode asks here what a step is for.
 
     def decide(self, index: int, step: Step) -> Action:
-        """What to do with a step; a command that will not run is recorded as skipped, with why."""
-        reason = skip_reason(step, self.hooks_active, self.stopped_by)
+        """What to do with a step; a command that will not run is recorded as skipped, with why.
+
+        A step that uses the shell is first taken to the bash of its @$SHELL calls.
+        """
+        reason = self._in_ended_shell(step) or skip_reason(step, self.hooks_active, self.stopped_by)
         if reason is None:
-            return action_for(step)
+            action = action_for(step)
+            if self.plan.shells and (action in (Action.RUN, Action.HOOK) or step.kind is Kind.PRINT):
+                self._enter_shells(step.nested)
+            return action
         if step.kind is Kind.COMMAND:
             self._record(StepResult(step, Verdict(Status.SKIP, reason), None, index))
         return Action.SKIP
@@ -117,6 +125,14 @@ class Engine:
 
     def run_all(self) -> list[StepResult]:
         """The unattended walk for run and check: every step in order, only text shown."""
+        try:
+            self._walk_all()
+        finally:
+            if self.plan.shells and self.session.alive:
+                self._enter_shells(())  # the workshop ends in its own shell, where its EXIT trap is
+        return self.results
+
+    def _walk_all(self) -> None:
         for index, step, action in self.walk():
             if action is Action.RUN:
                 self.execute(index, step)
@@ -125,7 +141,56 @@ class Engine:
             elif action is Action.SHOW:
                 # Nobody is there to wait for, and clearing would hide history: @wait/@clear do nothing.
                 self.listener.on_text(step, self.expand(step) if step.kind is Kind.PRINT else step.text)
-        return self.results
+
+    # Nested shells (@$SHELL).
+
+    def _in_ended_shell(self, step: Step) -> str | None:
+        """Why a step of a nested workshop whose shell has exited is not run; None otherwise."""
+        if not self.shells_ended or self.stopped_by is not None:
+            return None
+        return next((self.shells_ended[scope] for scope in step.nested if scope in self.shells_ended), None)
+
+    def _enter_shells(self, wanted: tuple[int, ...]) -> None:
+        """Leaves the nested shells `wanted` does not name and starts the ones it adds, in order."""
+        session = self.session
+        if not session.alive:
+            return
+        have = session.nested
+        kept = 0
+        while kept < min(len(have), len(wanted)) and have[kept] == wanted[kept]:
+            kept += 1
+        for _ in range(len(have) - kept):
+            session.leave_shell()
+        for scope in wanted[kept:]:
+            session.enter_shell(scope, self.plan.shells[scope].file)
+
+    def _nested_ended(self, step: Step) -> bool:
+        """Whether the nested shell `step` ran in exited (`exit`, `set -e`); if so, the rest of its
+        workshop will be skipped, and the caller goes on, as after `$SHELL FILE` under demosh."""
+        ended = self.session.shells_ended()
+        for scope in ended:
+            shell = self.plan.shells[scope]
+            self.shells_ended[scope] = (f"not run: the nested shell of {os.path.basename(shell.file)} "
+                                        f"(@$SHELL at {shell.loc}) exited at {step.loc}")
+        return bool(ended)
+
+    def _nested_verdict(self, index: int, step: Step, verdict: Verdict, outcome: Outcome | None) -> Verdict:
+        """The command that ended a nested shell fails when its status was not the expected one, or
+        when commands of that workshop were still to come, unless @ends-shell says it is meant."""
+        outer = min(scope for scope in step.nested if scope in self.shells_ended)
+        name = os.path.basename(self.plan.shells[outer].file)
+        status = "" if outcome is None else f" with status {outcome.status}"
+        if step.modifiers.ends_shell:
+            return verdict
+        never = sum(1 for later in self.plan.steps[index + 1:] if may_run(later) and outer in later.nested)
+        if not never:
+            return verdict
+        said = (f"{step.loc}: the nested shell of {name} exited here{status}; {never} checked "
+                f"command{'s' if never > 1 else ''} of it never ran (say @ends-shell if that is meant); "
+                "the caller goes on")
+        if verdict.passed:
+            return Verdict(Status.FAIL, said)
+        return dataclasses.replace(verdict, details=(*verdict.details, said))
 
     # Building blocks, also used directly by the live presenter.
 
@@ -180,10 +245,13 @@ class Engine:
         if not self.session.alive:
             verdict = self._shell_ended(index, step, verdict, outcome)
         else:
+            nested_ended = bool(step.nested) and self._nested_ended(step)
+            if nested_ended:
+                verdict = self._nested_verdict(index, step, verdict, outcome)
             self.secrets.after(index, self.session)
-            if step.modifiers.ends_shell and verdict.passed:
+            if step.modifiers.ends_shell and verdict.passed and not nested_ended:
                 verdict = Verdict(Status.FAIL, f"{step.loc}: @ends-shell, but the shell did not end here")
-            if verdict.status is Status.FAIL and not self.policy.keep_going:
+            if verdict.status is Status.FAIL and not self.policy.keep_going and not nested_ended:
                 self.stopped_by = f"not run: stopped after the failure at {step.loc}"
         return self._record(StepResult(step, verdict, outcome, index))
 

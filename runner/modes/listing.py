@@ -38,6 +38,7 @@ def step_to_json(step: Step, index: int) -> dict:
         "hook_var": step.hook_var,
         "if_hooks": list(step.if_hooks),
         "called_from": [_loc(loc) for loc in step.called_from],
+        "nested": list(step.nested),
     }
 
 
@@ -48,6 +49,7 @@ def plan_to_json(plan: Plan) -> dict:
         "file": plan.file,
         "steps": [step_to_json(step, i) for i, step in enumerate(plan.steps)],
         "requires": [{"tool": r.tool, **_loc(r.loc)} for r in plan.requires],
+        "shells": [{"file": shell.file, "call": _loc(shell.loc)} for shell in plan.shells],
         "findings": [{**_loc(f.loc), "severity": f.severity.value, "code": f.code,
                       "message": f.message} for f in plan.findings],
     }

@@ -16,6 +16,7 @@ from ..model import (
     Finding,
     Kind,
     Modifiers,
+    NestedShell,
     Plan,
     Requirement,
     Severity,
@@ -174,6 +175,8 @@ class Builder:
         self.section: str | None = None
         self.if_hooks: tuple[str, ...] = ()
         self.called_from: tuple[SourceLoc, ...] = ()
+        self.nested: tuple[int, ...] = ()  # the @$SHELL calls being expanded
+        self.shells: list[NestedShell] = []
         self.files: list[tuple[str, str]] = []  # (identity, path as shown) being read
         self.macro_stack: list[str] = []
         self.pending: list[Change] = []  # per-command directives waiting for their command
@@ -261,7 +264,7 @@ class Builder:
             return
         self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
                                self.section, if_hooks=self.if_hooks,
-                               called_from=self.called_from, **extra))
+                               called_from=self.called_from, nested=self.nested, **extra))
 
     def _finding(self, loc: SourceLoc, severity: Severity, code: str, message: str) -> None:
         self.findings.append(Finding(loc, severity, code, message))
@@ -406,7 +409,7 @@ class Builder:
             self.skip_forced -= 1
 
     def _include(self, d: Directive, loc: SourceLoc, path: str) -> None:
-        """`@import` (same scope, same mode) or `@$SHELL` (own scope, starts hidden)."""
+        """`@import` (same scope, same mode) or `@$SHELL` (own macros, starts hidden, own bash)."""
         what = "import" if d.kind == "import" else "run"
         if not self._deeper(loc, f"{what} of {d.words[0]!r}"):
             return
@@ -427,10 +430,12 @@ class Builder:
             self._finding(loc, Severity.ERROR, "unreadable-import",
                           f"cannot {what} {d.words[0]!r}: {nodes}")
             return
-        saved = (self.mode, self.section, self.called_from, self.registry)
+        saved = (self.mode, self.section, self.called_from, self.registry, self.nested)
         saved_pending = self.pending, self.pending_names, self.pending_at
         self.called_from += (loc,)
         if d.kind == "shell":
+            self.nested += (len(self.shells),)
+            self.shells.append(NestedShell(target, loc))
             self.registry = self.base.copy()
             self._collect(nodes, target, self.registry, {real})
             self.mode = Visibility.HIDE
@@ -438,7 +443,7 @@ class Builder:
         self.depth += 1
         self._run_file(nodes, target)
         self.depth -= 1
-        self.mode, self.section, self.called_from, self.registry = saved
+        self.mode, self.section, self.called_from, self.registry, self.nested = saved
         if d.kind == "shell":
             self.pending, self.pending_names, self.pending_at = saved_pending
 
@@ -481,7 +486,8 @@ class Builder:
             self._finding(self.pending_at, Severity.WARNING, "dangling-modifier",
                           f"per-command directive ({names}) is followed by no command")
         findings = sorted(set(self.findings), key=lambda f: (f.loc, f.code, f.message))
-        return Plan(path, tuple(self.steps), tuple(self.requires.values()), tuple(findings))
+        return Plan(path, tuple(self.steps), tuple(self.requires.values()), tuple(findings),
+                    tuple(self.shells))
 
 
 def build_plan(path: str, text: str, *, no_init: bool, home: str | None) -> Plan:

@@ -69,6 +69,25 @@ class Reply:
     note: str | None = None  # who was reading the terminal when the time ran out
 
 
+_B = "\\builtin "  # a workshop's functions and aliases never stand in for the session's own words
+# Variables a nested bash must not take from its caller: bash's own, and the prompts.
+_OWN_VARIABLES = ("BASH*|EUID|PPID|UID|SHELLOPTS|SHLVL|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|"
+                  "GROUPS|DIRSTACK|PIPESTATUS|EPOCHREALTIME|EPOCHSECONDS|PWD|OLDPWD|_|COMP_*|HIST*|OPT*|"
+                  "PS0|PS1|PS2|PROMPT_COMMAND|MAILCHECK|COLUMNS|LINES|__dr_q|__dr_n")
+
+
+def _shell_settings(argv0: str, args: Sequence[str]) -> str:
+    """What every bash of a session sets up after its definitions: quiet history, the marker
+    prompts, the protected helpers, `$0` and the arguments."""
+    b = _B
+    return "; ".join([
+        f"{b}unset PROMPT_COMMAND MAILCHECK HISTFILE", f"{b}set +o histexpand +o history", f"{b}history -c",
+        "PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2", f"{b}export -n PS0 PS1 PS2",
+        f"{b}readonly -f __dr_ret __dr_g",
+        f"BASH_ARGV0={shlex.quote(argv0)}", f"{b}set -- " + " ".join(shlex.quote(a) for a in args),
+    ])
+
+
 def internal_line(body: str) -> bytes:
     """A line of the session's own: silent under `set -x`, and $? survives it (even under `set -e`)."""
     return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && \\builtin :; } 2>/dev/null </dev/null\n').encode()
@@ -113,6 +132,7 @@ class Bash:
         child.ptyproc.delayafterclose = 0
         child.ptyproc.delayafterterminate = 0.05
         self.child, self.fd, self.pid = child, child.child_fd, child.pid
+        self.shell_pid = self.pid  # the bash at the prompt: this one, or a nested one (@$SHELL)
         processes.SHELLS.add(self.pid)
         self._finalizer = weakref.finalize(self, _reap, child, child.pid, mark)
         set_nonblocking(self.fd)
@@ -141,18 +161,15 @@ class Bash:
         self.guard = False  # output can follow the next command (jobs, PROMPT_COMMAND): frame it guarded
         self.exit_status: int | None = None
         m = self.markers
-        b = "\\builtin "  # a workshop's functions and aliases never stand in for the session's own words
+        b = _B
         init = "; ".join([
-            f"{b}unset PROMPT_COMMAND MAILCHECK HISTFILE", f"{b}set +o histexpand +o history", f"{b}history -c",
             "__dr_i=", f"__dr_p0={ansi_c(m.ps0)}", f"__dr_p1={ansi_c(m.ps1)}", f"__dr_p2={ansi_c(m.ps2)}",
-            "PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2", f"{b}export -n PS0 PS1 PS2",
             f'__dr_ret() {{ {b}return "$1"; }}',
             # After a guarded command: the DONE marker, and demorun's prompts back if it set its own.
             f'__dr_g() {{ [[ $PS0 == "$__dr_p0" && $PS1 == "$__dr_p1" && $PS2 == "$__dr_p2" ]] || '
             f'{{ PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2; {b}export -n PS0 PS1 PS2; }}; '
             f'{m.printf_done()} >&2; {b}return "$1"; }}',
-            f"{b}readonly __dr_p0 __dr_p1 __dr_p2", f"{b}readonly -f __dr_ret __dr_g",
-            f"BASH_ARGV0={shlex.quote(argv0)}", f"{b}set -- " + " ".join(shlex.quote(a) for a in args),
+            f"{b}readonly __dr_p0 __dr_p1 __dr_p2", _shell_settings(argv0, args),
         ])
         token = secrets.token_hex(8)
         line = (init + f"; {b}printf %s {token}\n").encode("utf-8", "surrogateescape")
@@ -198,13 +215,13 @@ class Bash:
         deadline = time.monotonic() + FORK_PATIENCE
         while True:
             group = self._foreground()
-            if group > 0 and group != self.pid and processes.signal_group(group, signal.SIGINT):
+            if group > 0 and group != self.shell_pid and processes.signal_group(group, signal.SIGINT):
                 return group
             if time.monotonic() >= deadline:
                 break
             time.sleep(0.002)
         self._ctrl_c()  # bash itself is busy (a loop of builtins, say)
-        return self.pid
+        return self.shell_pid
 
     def _ctrl_c(self) -> None:
         try:
@@ -225,7 +242,7 @@ class Bash:
     def _sound_after_interrupt(self) -> bool:
         """After an interrupted command: bash still owns its terminal and reads from it."""
         try:
-            if os.tcgetpgrp(self.fd) != self.pid:
+            if os.tcgetpgrp(self.fd) != self.shell_pid:
                 return False
             self.sync(interrupt=False)
         except (OSError, SessionError):
@@ -271,7 +288,7 @@ class Bash:
             os.close(peer)
 
     def cwd(self) -> str | None:
-        return processes.cwd_of(self.pid)
+        return processes.cwd_of(self.shell_pid)
 
     def _read(self) -> bytes | None:
         """Whatever the pty has; b"" once nobody holds it open any more, None if nothing yet."""
@@ -464,11 +481,11 @@ class Bash:
 
         Unattended commands read /dev/null, so bash itself reading the terminal is at its prompt.
         """
-        if self._foreground() != self.pid or not processes.reading_terminal(self.pid):
+        if self._foreground() != self.shell_pid or not processes.reading_terminal(self.shell_pid):
             return None
         if wait_ready([self.fd], [], 0):  # bash blocked after writing this: its prompt may be in it
             return None
-        lost = not processes.is_terminal(self.pid, 2, self.terminals[1:])
+        lost = not processes.is_terminal(self.shell_pid, 2, self.terminals[1:])
         self.send('__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n'.encode())
         if lost:
             return ("the command sent the shell's stderr away (exec 2>...), where bash prints its prompts; "
@@ -481,7 +498,7 @@ class Bash:
                 output.append(payload)
 
     def _terminal_note(self) -> str | None:
-        names = processes.terminal_readers(self._foreground(), self.terminals, self.pid)
+        names = processes.terminal_readers(self._foreground(), self.terminals, self.shell_pid)
         return f"{names[0]!r} was waiting for input from the terminal" if names else None
 
     def _kill_foreground(self) -> bool:
@@ -489,9 +506,52 @@ class Bash:
         group = self._foreground()
         if not group:
             return False
-        if group != self.pid:
+        if group != self.shell_pid:
             return processes.signal_group(group, signal.SIGKILL)
-        return processes.kill_all(processes.in_group(self.pid, exclude=self.pid))
+        return processes.kill_all(processes.in_group(self.shell_pid, exclude=self.shell_pid))
+
+    # Nested shells (`@$SHELL FILE`).
+
+    def start_nested(self, argv0: str, timeout: float) -> int:
+        """A bash of its own, run by this one at its prompt, as `$SHELL FILE` ran a second demosh.
+
+        It gets the caller's variables and functions (demosh passed every assignment on) and
+        starts with bash's default options; what it sets, its `cd`, `set -e` and `exit` stay in
+        it. Returns its pid; from now on it is the shell at the prompt.
+        """
+        b, token = _B, secrets.token_hex(8)
+        definitions = (f"{b}compgen -v | while {b}read -r __dr_n; do case $__dr_n in {_OWN_VARIABLES}) ;; "
+                       f'*) {b}declare -p -- "$__dr_n" ;; esac; done 2>/dev/null; {b}declare -f')
+        settings = _shell_settings(argv0, ()) + f"; {b}printf %s {token}"
+        try:
+            program = os.readlink(f"/proc/{self.pid}/exe")
+        except OSError:
+            program = "bash"
+        line = (f"{b}command {shlex.quote(program)} --noprofile --noediting --rcfile "
+                f"<({definitions}; {b}printf '%s\\n' {shlex.quote(settings)}) -i\n")
+        self.clean = False
+        self.send(line.encode("utf-8", "surrogateescape"))
+        self._await(token, timeout, "the nested bash did not start")
+        self.clean, self.guard = True, False
+        pid = int(self.query(f"{b}printf %s $$", timeout) or 0)
+        if pid in (0, self.shell_pid):
+            raise SessionError("the nested bash did not start")
+        self.shell_pid = pid
+        return pid
+
+    def nested_gone(self, pid: int) -> bool:
+        """The nested bash `pid` has exited; its caller reaps it before printing its own prompt."""
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    def back_to(self, pid: int) -> None:
+        """The nested bash at the prompt ended: `pid` (its caller) is the shell at the prompt again."""
+        self.shell_pid = pid
 
     # Handing the terminal to a person.
 

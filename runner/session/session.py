@@ -30,6 +30,7 @@ UNATTENDED_ENV = {
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
 QUERY_TIMEOUT = 10.0  # the session's own short lines (variables, set-up of the handed-over shell)
+EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
 _RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
 _EXIT_WORD = re.compile(r"\b(exit|logout)\b")
@@ -138,6 +139,7 @@ class Session:
         # a question "does the command read the terminal now?", the bytes it gets (default: all).
         self.keys_filter: Callable[[bytes, Callable[[], bool]], bytes] | None = None
         processes.become_subreaper()  # so cleanup can still find daemons that dropped every tie
+        self._shells: list[tuple[int, int]] = []  # nested bashes (@$SHELL): (scope, pid), innermost last
         self._bash = self._spawn(self._cwd)
 
     def __enter__(self) -> Session:
@@ -178,11 +180,61 @@ class Session:
         """A fresh bash in the old one's working directory; variables and functions are gone."""
         cwd = self._bash.cwd()
         self._bash.close(graceful=False)
+        self._shells.clear()
         self._bash = self._spawn(cwd if cwd and os.path.isdir(cwd) else self._cwd)
 
     def close(self) -> None:
-        """Ends background jobs and every process the workshop started, then bash. Idempotent."""
+        """Ends background jobs and every process the workshop started, then bash. Idempotent.
+
+        Nested shells are left first, so each one's EXIT trap runs, then the session's own.
+        """
+        while self._shells and self._bash.alive:
+            try:
+                self.leave_shell()
+            except SessionError:
+                break
         self._bash.close(graceful=True)
+
+    # Nested shells: `@$SHELL FILE` runs FILE in a bash of its own, inside this one.
+
+    @property
+    def nested(self) -> tuple[int, ...]:
+        """The scopes (numbers of @$SHELL calls) of the nested bashes open now, outermost first."""
+        return tuple(scope for scope, _ in self._shells)
+
+    def enter_shell(self, scope: int, argv0: str) -> None:
+        """Starts a nested bash for `scope`: it sees the variables and functions set so far,
+        and nothing it sets, no `cd`, option or `exit` of its own, reaches the caller."""
+        bash = self._ready()
+        pid = bash.start_nested(argv0, QUERY_TIMEOUT)
+        self._shells.append((scope, pid))
+
+    def leave_shell(self) -> None:
+        """Ends the innermost nested bash with `exit`, so its EXIT trap runs; killed if it refuses."""
+        bash = self._ready()
+        _, pid = self._shells[-1]
+        for _attempt in range(2):  # bash refuses the first `exit` while it has stopped jobs
+            try:
+                bash.query("\\builtin exit 0", EXIT_TIMEOUT)
+            except SessionError:
+                if not bash.alive:
+                    raise
+            if bash.nested_gone(pid):
+                break
+        else:
+            processes.kill_all([pid])
+            bash.sync(interrupt=False)
+        self._shells.pop()
+        bash.back_to(self._shells[-1][1] if self._shells else bash.pid)
+
+    def shells_ended(self) -> tuple[int, ...]:
+        """The scopes whose nested bash ended by itself (`exit`, `set -e`, a kill) since the last ask."""
+        ended: list[int] = []
+        bash = self._bash
+        while self._shells and bash.alive and bash.nested_gone(self._shells[-1][1]):
+            ended.append(self._shells.pop()[0])
+            bash.back_to(self._shells[-1][1] if self._shells else bash.pid)
+        return tuple(ended)
 
     def _ready(self) -> Bash:
         """The shell, alive and at its prompt; replaced (and the loss reported) if it cannot get there."""
@@ -251,12 +303,13 @@ class Session:
             self._restart()
         if reply.stuck or not (reply.started or reply.stage or reply.died or self._interrupted):
             self._reject(text, reply)
-        return self._outcome(text, reply, duration, stopping, lost, jobs)
+        left_nested = bool(self._shells) and bash.alive and bash.nested_gone(self._shells[-1][1])
+        return self._outcome(text, reply, duration, stopping, lost, jobs, reply.died or left_nested)
 
     def _outcome(self, text: str, reply: Reply, duration: float, stopping: bool, lost: bool,
-                 jobs: Mapping[str, str]) -> Outcome:
+                 jobs: Mapping[str, str], shell_ended: bool) -> Outcome:
         output = _without_notices(reply.output, jobs) if jobs else reply.output
-        if reply.died and output.endswith("exit\n") and _EXIT_WORD.search(text):
+        if shell_ended and output.endswith("exit\n") and _EXIT_WORD.search(text):
             output = output[:-5]  # bash's farewell on `exit`, not the command's output
         if reply.note:
             output += ("" if not output or output.endswith("\n") else "\n") + f"demorun: {reply.note}\n"
