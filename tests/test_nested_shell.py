@@ -5,8 +5,10 @@ Its `exit` ends only it, its options and variables stay in it, and the caller go
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from conftest import REPO
@@ -229,3 +231,29 @@ def test_the_plan_names_the_nested_shell_of_each_step(demorun, workshop):
     assert [shell["call"]["line"] for shell in plan["shells"]] == [5]
     assert plan["shells"][0]["file"].endswith("create.md")
     assert [step["nested"] for step in plan["steps"] if step["kind"] == "command"] == [[], [0], [0], [0], [], []]
+
+
+def test_sigterm_in_a_nested_command_runs_both_exit_traps(workshop, tmp_path):
+    log = tmp_path / "traps.log"
+    workshop(f"""
+        ```bash
+        trap 'echo sub-trap >> {log}' EXIT
+        echo started > {tmp_path}/started; sleep 60
+        ```
+        """, "sub.md")
+    main = workshop(f"""
+        ```bash
+        trap 'echo caller-trap >> {log}' EXIT
+        ```
+
+        <!-- @$SHELL sub.md -->
+        """)
+    run = subprocess.Popen([sys.executable, "-m", "runner", "check", main], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)})
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGTERM)
+    output, _ = run.communicate(timeout=60)
+    assert run.returncode == 143, output
+    assert log.read_text() == "sub-trap\ncaller-trap\n"

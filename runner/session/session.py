@@ -188,11 +188,14 @@ class Session:
 
         Nested shells are left first, so each one's EXIT trap runs, then the session's own.
         """
-        while self._shells and self._bash.alive:
-            try:
+        try:
+            while self._shells and self._bash.alive:
                 self.leave_shell()
-            except SessionError:
-                break
+        except SessionError:
+            pass  # a nested bash that will not leave is ended with everything else
+        except BaseException:
+            self._bash.close(graceful=False)  # asked to stop meanwhile: still end every process
+            raise
         self._bash.close(graceful=True)
 
     # Nested shells: `@$SHELL FILE` runs FILE in a bash of its own, inside this one.
