@@ -8,7 +8,6 @@ holds them and the screen is put back as it was.
 """
 from __future__ import annotations
 
-import io
 import os
 import random
 import re
@@ -16,9 +15,10 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from typing import BinaryIO, ClassVar
+from typing import BinaryIO
 
 from ..session.term_modes import TerminalModes
+from . import prose
 
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
@@ -218,30 +218,5 @@ def _last_row(row: bytes, width: int) -> bytes:
 
 
 def render_markdown(markdown: str, *, width: int, color: bool) -> str:
-    """Markdown as terminal text; rich is imported here so quick commands never pay for it.
-
-    Without colours a heading would read like any other line, so it keeps its `#` marks.
-    """
-    from rich.console import Console
-    from rich.markdown import Heading, Markdown
-    from rich.text import Text
-
-    class MarkedHeading(Heading):
-        def __rich_console__(self, console, options):
-            marked = Text("#" * int(self.tag[1:]) + " ") + self.text
-            marked.justify = "left"
-            yield marked
-
-    class PlainMarkdown(Markdown):
-        elements: ClassVar[dict] = {**Markdown.elements, "heading_open": MarkedHeading}
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=color, no_color=not color,
-                      color_system="standard" if color else None, highlight=False,
-                      emoji=False, legacy_windows=False)
-    console.print((Markdown if color else PlainMarkdown)(markdown, hyperlinks=False))
-    return _PADDING.sub(r"\1", buffer.getvalue())
-
-
-# rich pads every line to the full width; trailing blanks only make copies and recordings noisy.
-_PADDING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
+    """Markdown as terminal text (runner.present.prose): headings keep their `#` marks without colour."""
+    return prose.render(markdown, width=width, color=color)
