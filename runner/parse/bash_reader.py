@@ -17,8 +17,18 @@ _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=$")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 _CLOSERS = frozenset({"fi", "done", "esac", "}"})
 _WORD_MAX = 4096
+# A line of plain words and blanks (no quote, operator, expansion, comment or brace) that names
+# no reserved word is a complete command on its own: most lines of a workshop are like this.
+_PLAIN_LINE = re.compile(r"[\w \t./:,+%@^~=*?\[\]-]+")
+_RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until",
+                       "for", "select", "function", "time", "in", "coproc", "[[", "]]"})
 _OPEN_NAMES = {"'": "quote '", '"': 'quote "', "$'": "quote $'", "`": "backquote", "${": "${",
                "$((": "$((", "((": "((", "xglob": "pattern ("}
+
+
+def plainly_complete(line: str) -> bool:
+    """Whether a line read from a fresh BashReader would be complete without reading it char by char."""
+    return _PLAIN_LINE.fullmatch(line) is not None and _RESERVED.isdisjoint(line.split())
 
 
 class _Cmd:

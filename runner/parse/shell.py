@@ -5,7 +5,7 @@ import re
 from collections.abc import Sequence
 
 from ..model import Expectation, SourceLoc
-from .bash_reader import BashReader
+from .bash_reader import BashReader, plainly_complete
 from .items import CommandItem, CommentItem, DirectiveItem, Item, OutputItem
 
 _DIRECTIVE = re.compile(r"\s*#@(\S*)[ \t]*(.*)$", re.S)
@@ -107,6 +107,9 @@ class _Splitter:
 
     def read_command(self, lines: Sequence[str], k: int) -> int:
         """Read the command starting at lines[k]; return the index after it."""
+        if plainly_complete(lines[k]):
+            self.command = ([lines[k]], self.first + k, self.first + k, True)
+            return k + 1
         reader = BashReader()
         start = k
         while k < len(lines):
