@@ -12,7 +12,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import pexpect
 
@@ -52,12 +52,15 @@ IDLE_AFTER = 1.0
 KILL_GRACE = 2.0  # after SIGKILL of the command, time for bash to notice
 EXIT_GRACE = 60.0  # `exit` at close: time for EXIT traps, a workshop's cleanup (deleting its cluster, say)
 START_TIMEOUT = 10.0
+_NEVER = float("inf")
 _TIOCGPTPEER = getattr(termios, "TIOCGPTPEER", 0x5441)  # Linux: the terminal side of a pty master
 
 
-@dataclass(frozen=True)
-class Reply:
-    """What bash made of one command: whether it ran, its status and output, and how it ended."""
+class Reply(NamedTuple):
+    """What bash made of one command: whether it ran, its status and output, and how it ended.
+
+    A named tuple: one is made for every command, and a tuple is the cheapest record to build.
+    """
 
     started: bool  # bash printed PS0: it parsed the whole command and ran it
     status: int | None
@@ -360,22 +363,23 @@ class Bash:
         prompt seen (its stderr sent elsewhere, its prompt replaced) is noticed and repaired.
         """
         self.clean = False
-        self._drain_wake()
-        fd = self.fd
+        if self._woken:
+            self._drain_wake()
+        # Locals: this loop runs once or twice for every command of a workshop.
+        fd, wake, feed, monotonic = self.fd, self._wake, self._scanner.feed, time.monotonic
         pending = bytearray(chunks.popleft())
         lines_sent, continuations = pending.count(b"\n"), 0
         output, before = Output(), bytearray()
         started = stuck = False
         stage, note = Escalation.NONE, None
         interrupted = False
-        target, recheck = 0, float("inf")  # the group last sent SIGINT, and when to look again
-        idle_check = time.monotonic() + IDLE_AFTER if watch_idle else float("inf")
+        target, recheck = 0, _NEVER  # the group last sent SIGINT, and when to look again
+        idle_check = monotonic() + IDLE_AFTER if watch_idle else _NEVER
         done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
         forward: int | None = None
         forwarded = False
-        watching = self._watched + [self._wake]
         while True:
-            now = time.monotonic()
+            now = monotonic()
             if now >= deadline:
                 if not escalate:
                     raise SessionError("bash did not answer the session's own query in time")
@@ -393,7 +397,7 @@ class Bash:
                 if stage is Escalation.KILLED and self._kill_foreground():
                     deadline = now + KILL_GRACE
                     continue
-                return Reply(started, None, output.text(), bytes(before).decode("utf-8", "replace"),
+                return Reply(started, None, output.text(), before.decode("utf-8", "replace"),
                              stage=Escalation.REPLACED, stuck=stuck, note=note)
             if pending:  # write at once; wait for room only when the pty's buffer is full
                 try:
@@ -403,20 +407,20 @@ class Bash:
             if now >= recheck:
                 if self._foreground() != target or processes.sigint_lost(target):
                     target = self.interrupt()
-                recheck = time.monotonic() + REINTERRUPT_EVERY
+                recheck = monotonic() + REINTERRUPT_EVERY
             if now >= idle_check:
                 repaired = self._repair_prompt()
                 note = repaired or note
-                idle_check = float("inf") if repaired else now + IDLE_AFTER  # repaired once at most
+                idle_check = _NEVER if repaired else now + IDLE_AFTER  # repaired once at most
             timeout = min(deadline, recheck, idle_check) - now
             if forward is None and not pending:
-                ready = [ready_fd for ready_fd, _ in self._poller.poll(max(0.0, timeout) * 1000)]
+                ready = dict(self._poller.poll(max(0.0, timeout) * 1000))
             else:
-                watched = watching if forward is None else watching + [forward]
+                watched = self._watched + [wake] + ([] if forward is None else [forward])
                 ready = wait_ready(watched, [fd] if pending else [], timeout)
-            if self._wake in ready and self._drain_wake():
+            if wake in ready and self._drain_wake():
                 interrupted = True
-                target, recheck = self.interrupt(), time.monotonic() + REINTERRUPT_EVERY
+                target, recheck = self.interrupt(), monotonic() + REINTERRUPT_EVERY
             if forward is not None and forward in ready:
                 try:
                     keys = os.read(forward, 4096)
@@ -428,10 +432,17 @@ class Bash:
                     keys = keys_filter(keys)
                 pending += keys
                 forwarded = forwarded or bool(keys)
-            data = self._read() if fd in ready else None
-            if data and idle_check != float("inf"):
-                idle_check = time.monotonic() + IDLE_AFTER
-            for kind, payload in self._scanner.feed(data) if data else ():
+            data = None
+            if fd in ready:
+                try:
+                    data = os.read(fd, 65536)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    data = b""  # nobody holds the pty open any more
+            if data and idle_check != _NEVER:
+                idle_check = monotonic() + IDLE_AFTER
+            for kind, payload in feed(data) if data else ():
                 if kind == OUTPUT:
                     if started and done is None:
                         output.append(payload)
@@ -468,11 +479,11 @@ class Bash:
                         self.flush_input()
                     if (stage or interrupted) and not stuck and not self._sound_after_interrupt():
                         stage = Escalation.REPLACED
-                    return Reply(started, status if done is None else done, output.text(),
-                                 bytes(before).decode("utf-8", "replace"), stage=stage, stuck=stuck, note=note)
+                    return Reply(started, status if done is None else done, output.text(), before.decode("utf-8", "replace"),
+                                 stage=stage, stuck=stuck, note=note)
             if data == b"" or self._pidfd in ready:
                 status = self._died(output if started else Output())
-                return Reply(started, status, output.text(), bytes(before).decode("utf-8", "replace"),
+                return Reply(started, status, output.text(), before.decode("utf-8", "replace"),
                              stage=stage, stuck=stuck, died=True, note=note)
 
     def _repair_prompt(self) -> str | None:
