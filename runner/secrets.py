@@ -149,14 +149,12 @@ _FUNCTION_DEFINITION = re.compile(
 _WORD = re.compile(r"[^\s;&|(){}<>`$'\"]+")
 
 
-def _names_any(upper: str, names: Sequence[str]) -> bool:
-    return any(name in upper for name in names)
-
-
 def _sets_variables(command: str) -> bool:
     """Whether a command runs code or gives a builtin a computed name; one pass over it."""
     if _RUNS_CODE.search(command):
         return True
+    if not _NAMING_BUILTIN.search(command):  # found in no part if not in the whole
+        return False
     for part in _SIMPLE_COMMAND.finditer(command):
         builtin = _NAMING_BUILTIN.search(part.group())
         if builtin and _EXPANDED_WORD.search(part.group(), builtin.end()):
@@ -179,12 +177,14 @@ class SecretTracker:
     def __init__(self, steps: Sequence[Step], extra_names: Sequence[str] = ()):
         self._extra = tuple(extra_names)
         names = tuple(part for part in (*SECRET_NAME_PARTS, *(n.upper() for n in extra_names)) if part)
+        names_secret = re.compile("|".join(map(re.escape, names))).search
         commands = {i: s.text for i, s in enumerate(steps) if s.kind is Kind.COMMAND}
         self._after = frozenset(i for i, text in commands.items()
-                                if _names_any(text.upper(), names) or _sets_variables(text))
+                                if names_secret(text.upper()) or _sets_variables(text))
         self._before = frozenset(i for i, text in commands.items() if _DROPS_VARIABLES.search(text))
-        self._words = {i: frozenset(_WORD.findall(text)) for i, text in commands.items()
-                       if i not in self._after}
+        # The words of the commands not read after anyway, split only once a function is known.
+        self._commands = {i: text for i, text in commands.items() if i not in self._after}
+        self._words: dict[int, frozenset[str]] = {}
         self._functions = frozenset(a or b for text in commands.values()
                                     for a, b in _FUNCTION_DEFINITION.findall(text))
         self._values: frozenset[str] = frozenset()
@@ -192,16 +192,23 @@ class SecretTracker:
         self._started = False
 
     def _calls_function(self, index: int) -> bool:
-        return bool(self._functions) and not self._functions.isdisjoint(self._words.get(index, ()))
+        words = self._words.get(index)
+        if words is None:
+            text = self._commands.get(index)
+            if text is None:
+                return False
+            words = self._words[index] = frozenset(_WORD.findall(text))
+        return not self._functions.isdisjoint(words)
 
     def before(self, index: int, session: _Variables) -> None:
         """Called before command `index` runs."""
-        if not self._started or index in self._before or self._calls_function(index):
+        if (not self._started or index in self._before
+                or (self._functions and self._calls_function(index))):
             self.read(session)
 
     def after(self, index: int, session: _Variables) -> None:
         """Called after command `index` ran, while the shell is alive."""
-        if index in self._after or self._calls_function(index):
+        if index in self._after or (self._functions and self._calls_function(index)):
             self.read(session)
 
     def read(self, session: _Variables) -> None:

@@ -66,7 +66,8 @@ class ClusterGuard:
 
     @property
     def listeners(self) -> list[Listener]:
-        return [self.tracker] if self.tracker else []
+        # A tracker with no cluster tool to watch has nothing to hear from commands.
+        return [self.tracker] if self.tracker and self.tracker.providers else []
 
     def attach(self, session) -> None:
         if self.tracker:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import Aborted, CommandRejected, SessionError
 from ..model import (
     DEFAULT_TIMEOUT,
+    NO_MODIFIERS,
     Kind,
     Outcome,
     Plan,
@@ -71,6 +72,8 @@ class Engine:
         self._judged: dict[int, Step] = {} if policy.check_output else {
             i: dataclasses.replace(s, expected=None) for i, s in enumerate(plan.steps)
             if s.kind is Kind.COMMAND and s.expected is not None}
+        # Most commands have no directive: their limits are the run's, resolved once.
+        self._default_limits = timeouts.resolve(NO_MODIFIERS, policy.default_timeout)
         self._missing_warned: set[str] = set()
         self.results: list[StepResult] = []  # every command's result, skipped ones included, in order
         self.stopped_by: str | None = None  # why the commands still to come will not run
@@ -275,7 +278,9 @@ class Engine:
     def _attempts(self, index: int, step: Step, interactive: bool) -> tuple[Verdict, Outcome | None]:
         """Run a command until it passes or its @retry budget is spent; the last verdict and outcome."""
         judged = self._judged.get(index, step)
-        limits = timeouts.resolve(step.modifiers, self.policy.default_timeout)
+        modifiers = step.modifiers
+        limits = self._default_limits if modifiers is NO_MODIFIERS else \
+            timeouts.resolve(modifiers, self.policy.default_timeout)
         self.secrets.before(index, self.session)
         retry_deadline = limits.retry_deadline(time.monotonic())
         while True:

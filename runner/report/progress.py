@@ -48,7 +48,10 @@ class Progress(Listener):
         self.interval = interval
         self.redact: Callable[[str], str] = lambda text: text  # streamed output may hold secrets
         self._pending = b""  # streamed output up to its next newline: secrets are masked whole lines at a time
-        self._wake = threading.Condition()  # guards the fields below and every write to `err`
+        # Guards the fields below and every write to `err`; commands take the lock itself (cheaper
+        # than the condition's `with`), the ticker waits on the condition.
+        self._lock = threading.RLock()
+        self._wake = threading.Condition(self._lock)
         self._current: tuple[Step, float] | None = None
         self._drawn = False
         self._closed = False
@@ -68,12 +71,14 @@ class Progress(Listener):
     def on_step_start(self, index: int, step: Step) -> None:
         if not self.follow(step):
             return
-        self._idle()
         if self.verbose:
+            self._idle()
             self._write_out(f"$ {self.redact(step.text.rstrip())}\n  [{step.loc}]\n".encode("utf-8", "replace"))
             return
-        with self._wake:
+        with self._lock:
+            self._clear()
             if self._closed:
+                self._current = None
                 return
             self._current = (step, time.monotonic())
             if self._thread is None:
@@ -117,7 +122,7 @@ class Progress(Listener):
 
     def _idle(self) -> None:
         """No command is running: the status line goes, the ticker sleeps until the next one."""
-        with self._wake:
+        with self._lock:
             self._current = None
             self._clear()
 

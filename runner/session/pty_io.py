@@ -110,6 +110,8 @@ class Scanner:
         while True:
             i = buf.find(prefix, pos)
             if i < 0:
+                if pos == len(buf):  # it ended with a marker, as bash's replies usually do
+                    return events
                 keep = self._partial(buf, pos)
                 if len(buf) - keep > pos:
                     events.append((OUTPUT, buf[pos:len(buf) - keep]))

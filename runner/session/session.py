@@ -272,7 +272,7 @@ class Session:
         limit = self.default_timeout if timeout is None else timeout
         stopping = stop_after is not None and stop_after <= limit
         chunks = _frame(text, interactive, bash.guard or _needs_guard(text))
-        payload = b"".join(chunks)
+        payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         # A canonical pty would act on control characters and cut lines past 4 KB.
         raw = (len(payload.translate(None, bash.special)) != len(payload)
                or (len(payload) > CANONICAL_LINE_MAX
@@ -316,11 +316,14 @@ class Session:
             output = output[:-5]  # bash's farewell on `exit`, not the command's output
         if reply.note:
             output += ("" if not output or output.endswith("\n") else "\n") + f"demorun: {reply.note}\n"
-        stopped = bool(reply.stage) and stopping
+        stage = reply.stage
+        if not (stage or lost or self._interrupted):  # the usual end: the command ran to its prompt
+            return Outcome(output, 137 if reply.status is None else reply.status, duration)
+        stopped = bool(stage) and stopping
         status = 0 if stopped else 137 if reply.status is None else reply.status
-        recovery = "restarted" if lost else _RECOVERY.get(reply.stage) or ("interrupted" if self._interrupted else None)
-        return Outcome(output=output, status=status, duration=duration, timed_out=bool(reply.stage) and not stopping,
-                       stopped=stopped, recovery=recovery, state_lost=reply.stage is Escalation.REPLACED or lost)
+        recovery = "restarted" if lost else _RECOVERY.get(stage) or ("interrupted" if self._interrupted else None)
+        return Outcome(output=output, status=status, duration=duration, timed_out=bool(stage) and not stopping,
+                       stopped=stopped, recovery=recovery, state_lost=stage is Escalation.REPLACED or lost)
 
     def _reject(self, text: str, reply: Reply) -> None:
         """bash would not take the command and ran none of it; quote bash's own words.
