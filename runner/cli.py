@@ -9,6 +9,7 @@ import click
 
 from . import __version__
 from .launch import call as _call
+from .launch import cluster_options as _cluster
 
 
 def _duration(ctx, param, value):
@@ -94,17 +95,6 @@ def _cluster_options(mode: str):
         return fn
 
     return decorate
-
-
-def _cluster(mode: str, requires: tuple[str, ...], kubeconfig: str | None, isolate: bool = False,
-             no_isolate: bool = False, keep_clusters: bool = False):
-    from .cluster import ClusterOptions
-
-    tools = tuple(dict.fromkeys(t for value in requires for t in value.replace(",", " ").split()))
-    if mode == "present":
-        return ClusterOptions(requires=tools, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
-    return ClusterOptions(requires=tools, isolate=not no_isolate, kubeconfig=kubeconfig,
-                          keep_clusters=keep_clusters)
 
 
 verbose_option = click.option("-v", "--verbose", is_flag=True,
@@ -218,7 +208,7 @@ def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, sh
 @_cluster_options("present")
 def present_cmd(file, args, speed, start_at, record, notes, timings, timeout, no_init, **cluster) -> None:
     """Present workshop FILE live: type commands, wait for keys (? for help)."""
-    from .present.live import run_present
+    from .present.start import run_present
 
     _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
           notes=notes, timings=timings, timeout=timeout, no_init=no_init, cluster=_cluster("present", **cluster))

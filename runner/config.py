@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +51,8 @@ def load_config(workshop: str | Path) -> Config:
 
 def _read_toml(path: Path) -> dict:
     try:
+        import tomllib  # only when a file configures demorun: most workshops have none
+
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None

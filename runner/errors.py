@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import signal
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:  # the model is not needed to raise an error: `demorun --version` stays light
     from .model import SourceLoc
 

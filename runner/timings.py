@@ -7,7 +7,6 @@ presenter's keys, typing commands out, prose).
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
@@ -107,6 +106,8 @@ class Timings:
 
     def write(self, path: str) -> None:
         try:
+            import json  # here: only --timings FILE.json writes it
+
             Path(path).write_text(json.dumps(self.as_json(), indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             raise DemorunError(f"--timings {path}: cannot write it: {exc.strerror or exc}") from None

@@ -11,11 +11,14 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ..engine import Listener
 from ..errors import Aborted
-from ..model import Plan
-from .cleanup import ClusterTracker, deferred_signals
-from .kubeconfig import IsolatedKubeconfig
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
+if TYPE_CHECKING:  # imported when a run isolates or cleans up (cleanup brings the engine), not by every start
+    from ..engine import Listener
+    from ..model import Plan
+    from .cleanup import ClusterTracker
+    from .kubeconfig import IsolatedKubeconfig
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,15 @@ class ClusterGuard:
         options = self.options
         if "KUBECONFIG" not in self.config_env:  # a project that names its kubeconfig has chosen
             if options.isolate:
+                from .kubeconfig import IsolatedKubeconfig
+
                 self.kube = IsolatedKubeconfig(options.kubeconfig).__enter__()
                 self.env["KUBECONFIG"] = self.kube.path
             elif options.kubeconfig:
                 self.env["KUBECONFIG"] = os.path.abspath(os.path.expanduser(options.kubeconfig))
         if options.cleanup:
+            from .cleanup import ClusterTracker
+
             session_env = {**os.environ, **self.config_env, **self.env}
             commands = "\n".join(step.text for step in self.plan.commands)
             required = frozenset(r.tool for r in self.plan.requires) | frozenset(options.requires)
@@ -74,6 +81,8 @@ class ClusterGuard:
             self.tracker.attach(session)
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        from .cleanup import deferred_signals
+
         with deferred_signals(self.announce) as caught:
             try:
                 if self.tracker and _finish(self.tracker, exc, self.announce,
@@ -99,6 +108,8 @@ def parallel_sweep(options: ClusterOptions, announce: Callable[[str], None]) -> 
     if not options.cleanup:
         yield
         return
+    from .cleanup import ClusterTracker, deferred_signals
+
     tracker = ClusterTracker("", "this check", os.environ, announce, keep=options.keep_clusters,
                              required=frozenset({"k3d", "kind"}))
     tracker.start()

@@ -7,9 +7,6 @@ engine first turns that into one message that says what to do.
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -84,7 +81,7 @@ def shortfall(plan: Plan, extra: Sequence[str] = (), env: Mapping[str, str] | No
     path = env.get("PATH", os.defpath)
     tools = required_tools(plan, extra)
     gaps = [Gap(tool, HINTS.get(tool, "install it or add its folder to PATH"), loc)
-            for tool, loc in tools.items() if shutil.which(tool, path=path) is None]
+            for tool, loc in tools.items() if _which(tool, path) is None]
     users = [tool for tool in tools if tool in ENGINE_USERS]
     if users:
         engine, problem = engine_problem(users, env)
@@ -99,7 +96,7 @@ def engine_problem(users: Sequence[str], env: Mapping[str, str]) -> tuple[str, s
     """The engine these tools drive, and why it cannot be used (None when it answers)."""
     engine = _engine_for(users, env)
     path = env.get("PATH", os.defpath)
-    client = shutil.which(engine, path=path)
+    client = _which(engine, path)
     if client is None:
         if engine != "docker":
             return engine, f"`{engine}` is not on PATH ({HINTS.get(engine, 'install it')})"
@@ -122,6 +119,8 @@ def _engine_for(users: Sequence[str], env: Mapping[str, str]) -> str:
 @lru_cache(maxsize=8)
 def _ask_engine(client: str, env_items: tuple[tuple[str, str], ...]) -> str | None:
     """`CLIENT info`, bounded: asked once per process, since `check` of a folder asks for every file."""
+    import subprocess  # here: most workshops need no container engine, and every start would pay
+
     env = dict(os.environ)
     env.update(env_items)
     try:
@@ -139,6 +138,12 @@ def _ask_engine(client: str, env_items: tuple[tuple[str, str], ...]) -> str | No
     return None
 
 
+def _which(tool: str, path: str | None) -> str | None:
+    import shutil  # here: a workshop that requires nothing need not load it before its first screen
+
+    return shutil.which(tool, path=path)
+
+
 def _docker_socket(env: Mapping[str, str]) -> str | None:
     host = env.get("DOCKER_HOST", "unix:///var/run/docker.sock")
     return host.removeprefix("unix://") if host.startswith("unix://") else None
@@ -148,6 +153,8 @@ def _ping_socket(path: str | None) -> str | None:
     """Without a docker client (k3d needs none), ask the engine's socket directly."""
     if path is None:
         return "no docker client on PATH to ask the engine at DOCKER_HOST"
+    import socket
+
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(ENGINE_TIMEOUT)

@@ -6,14 +6,16 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import click
-
-from ..cluster import Shortfall, shortfall
-from ..config import Config
-from ..engine.timeouts import effective_timeout as _effective
 from ..errors import ParseError
-from ..model import Plan
-from ..session import Session
+
+# The session, the engine and click are imported where they are used: `present` shows its
+# first prose before it needs them (runner/present/start.py); typing is not loaded either.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..cluster import Shortfall
+    from ..config import Config
+    from ..model import Plan
+    from ..session import Session
 
 
 def load_plan(file: str, *, no_init: bool) -> Plan:
@@ -26,6 +28,8 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
     if blocking:
         listing = "\n".join(str(f) for f in blocking)
         raise ParseError(f"{file} has {len(blocking)} error(s); nothing was run\n{listing}")
+    if plan.errors:
+        import click
     for finding in plan.errors:
         click.echo(f"{finding.loc}: warning: {finding.message} [{finding.code}] (an error for lint)",
                    err=True)
@@ -36,11 +40,15 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
 
 def missing_requirements(plan: Plan, extra: Sequence[str] = (), config: Config | None = None) -> Shortfall | None:
     """What @requires and --requires ask for that this machine lacks: tools, a running container engine."""
+    from ..cluster.preflight import shortfall
+
     return shortfall(plan, extra, {**os.environ, **(config.env if config else {})})
 
 
 def effective_timeout(cli_timeout: float | None, config: Config) -> float:
     """The run's default limit per command (engine.timeouts decides)."""
+    from ..engine.timeouts import effective_timeout as _effective
+
     return _effective(cli_timeout, config.timeout)
 
 
@@ -52,6 +60,8 @@ def open_session(file: str, args: list[str], config: Config, *, timeout: float,
     A live show keeps the presenter's pagers; unattended runs turn them off.
     `extra_env` is what the run adds on top of the configuration (an isolated KUBECONFIG).
     """
+    from ..session import Session
+
     env = {**config.env, **(extra_env or {})}
     return Session(cwd=str(Path(file).resolve().parent), env=env, argv0=file,
                    args=args, cols=cols, rows=rows, default_timeout=timeout, unattended=unattended)

@@ -1,42 +1,36 @@
-"""`demorun present`: the live show, typed at a human pace and driven by the presenter's keys."""
+"""`demorun present` from its first command on: the live show, typed at a human pace and driven by keys.
+
+runner/present/start.py checks the workshop and shows its opening prose first; this module
+brings the shell, the engine and the checker, which that opening does not wait for.
+"""
 from __future__ import annotations
 
 import dataclasses
 import os
 import random
 import re
-import shutil
-import signal
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Mapping
+from contextlib import suppress
 
-from ..cluster import ClusterGuard, ClusterOptions
-from ..config import load_config
+from ..config import Config
 from ..engine import Action, Engine, Listener, Policy, interrupts
 from ..engine.walk import may_run
-from ..errors import Aborted, DemorunError, MissingRequirement
+from ..errors import Aborted, DemorunError
 from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
-from ..modes.setup import (
-    effective_timeout,
-    load_plan,
-    missing_requirements,
-    open_session,
-)
+from ..modes.setup import effective_timeout, open_session
 from ..secrets import Redactor
-from ..timings import Timings, check_writable
+from ..timings import Timings
 from ..verify.diff import diff_line_kind
 from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard, TypeAhead
-from .notes import Channel, NotesChannel, Outline
+from .notes import Channel, Outline
 from .pager import OUTPUT_KEPT, show_in_pager
 from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
 from .sections import find_section, sections
+from .start import show_text
 
 HELP = "RETURN run  + skip  - again  ! shell  g go to  d diff  o output  Q quit"
 HUMAN_PACE = (0.010, 0.100)  # seconds between two keystrokes, as the old tool typed
 BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-# What a terminal may have been left with by a command that was killed: colours, hidden cursor.
-TERMINAL_RESET = "\x1b[0m\x1b[?25h"
 HIDDEN_TAIL = 20  # lines of a hidden command's output shown when it ends the shell
 
 
@@ -186,13 +180,8 @@ class Show:
                 self.screen.clear()
         elif action is not Action.SHOW:
             return
-        elif step.kind is Kind.PROSE:
-            self.screen.width = _columns()
-            self.screen.blank_line()
-            self.screen.prose(step.text)
-            self.screen.blank_line()
-        elif step.kind is Kind.COMMENT:
-            self.screen.comment(step.text)
+        elif step.kind in (Kind.PROSE, Kind.COMMENT):
+            show_text(self.screen, step)
         elif step.kind is Kind.PRINT:
             self.screen.printed(self.engine.expand(step))
 
@@ -511,113 +500,35 @@ def drift_mark(result: StepResult) -> str:
 _DIFF_STYLE = {"header": (DIM,), "hunk": (DIM,), "added": (GREEN,), "removed": (RED,), "": ()}
 
 
-def _terminal_size() -> os.terminal_size:
-    """The real terminal's size: a COLUMNS inherited from elsewhere must not shrink the show."""
-    try:
-        return os.get_terminal_size(sys.stdout.fileno())
-    except (OSError, ValueError):
-        return shutil.get_terminal_size((80, 24))
-
-
-def _columns() -> int:
-    return _terminal_size().columns
-
-
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:max(0, width - 1)] + "…"
 
 
-@contextmanager
-def _ending_signals() -> Iterator[None]:
-    """SIGTERM and a closing terminal end the show through the same cleanup as Q."""
-
-    def abort(signum, frame):
-        raise Aborted(signum)
-
-    saved = {sig: signal.signal(sig, abort) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
-
-
-def _restore_terminal(screen: Screen) -> None:
-    with suppress(OSError, ValueError):
-        screen.restore_modes()
-        screen.out.write(TERMINAL_RESET.encode())
-        screen.out.flush()
-
-
-def run_present(file: str, args: list[str], *, speed: float | None, start_at: str | None,
-                record: str | None, timeout: float | None, no_init: bool,
-                cluster: ClusterOptions = ClusterOptions(isolate=False, cleanup=False),
-                notes: str | None = None, timings: str | None = None) -> int:
-    """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted.
-
-    `notes`: a terminal for the presenter's channel; `timings`: None, "" to print them at the end,
-    or a path to write them as JSON too.
-    """
-    if speed is not None and speed <= 0:
-        raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
-    plan = load_plan(file, no_init=no_init)
-    config = load_config(file)
-    missing = missing_requirements(plan, cluster.requires, config)
-    if missing:
-        raise MissingRequirement(f"{file}: not presented: {missing.message()}")
-    start = find_section(plan, start_at).index if start_at else 0
-    if timings:
-        check_writable(timings)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise DemorunError(f"{file}: present needs a terminal; use `demorun run {file}` to replay it unattended")
-    size = _terminal_size()
+def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, keys: Keyboard, channel: Channel,
+             clock: Timings, guard_env: Mapping[str, str], size: os.terminal_size, speed: float | None,
+             start: int, timeout: float | None) -> tuple[int, Redactor]:
+    """The show from step `start` on, in a bash of its own: the exit status, and what the recording must mask."""
     default_timeout = effective_timeout(timeout, config)
-
-    recorder = None
-    if record:
-        from ..report.cast import CastRecorder
-
-        recorder = CastRecorder(record, width=size.columns, height=size.lines, title=file)
-    screen = Screen(record=recorder.output if recorder else None, width=size.columns)
-    clock = Timings(file)
-    channel = NotesChannel(screen, notes, file, clock) if notes else Channel(screen)
     listener = LiveListener(screen)
     redact = Redactor()
-    try:
-        with ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice) as guard, \
-                _ending_signals(), Keyboard(sys.stdin.fileno()) as keys, \
-                open_session(file, args, config, timeout=default_timeout, cols=size.columns, rows=size.lines,
-                             unattended=False, extra_env=guard.env) as session:
-            engine = Engine(plan, session, listeners=[listener], policy=Policy(
-                check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
-                secret_names=config.secrets))
-            show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock)
-            try:
-                code = show.present(start)
-            except Quit as quit_:
+    with open_session(plan.file, args, config, timeout=default_timeout, cols=size.columns, rows=size.lines,
+                      unattended=False, extra_env=guard_env) as session:
+        engine = Engine(plan, session, listeners=[listener], policy=Policy(
+            check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
+            secret_names=config.secrets))
+        show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock)
+        try:
+            code = show.present(start)
+        except Quit as quit_:
+            screen.clear_status()
+            screen.newline_if_needed()
+            code = quit_.code
+        except (Aborted, EOFError) as exc:
+            with suppress(OSError):
                 screen.clear_status()
                 screen.newline_if_needed()
-                code = quit_.code
-            except (Aborted, EOFError) as exc:
-                with suppress(OSError):
-                    screen.clear_status()
-                    screen.newline_if_needed()
-                    screen.notice(f"show ended: {exc}")
-                code = exc.exit_code if isinstance(exc, Aborted) else 130
-            with suppress(DemorunError):
-                redact = engine.redactor()
-    finally:
-        _restore_terminal(screen)
-        if recorder:
-            recorder.close(redact)
-        if notes:
-            channel.finish(clock.table() if timings is not None else [])
-            channel.close()
-    if timings is not None:
-        if not notes:  # after the show, and outside the recording: for the presenter
-            for line in clock.table(screen.width):
-                screen.out.write(screen.style(line, DIM).encode() + b"\n")
-            screen.out.flush()
-        if timings:
-            clock.write(timings)
-    return code
+                screen.notice(f"show ended: {exc}")
+            code = exc.exit_code if isinstance(exc, Aborted) else 130
+        with suppress(DemorunError):
+            redact = engine.redactor()
+    return code, redact

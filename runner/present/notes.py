@@ -9,14 +9,12 @@ the time spent in each section.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 
 from ..errors import DemorunError
 from ..model import Kind, Plan, Visibility
-from ..session.pty_io import window_size
 from ..timings import Timings, duration
 from .screen import BOLD, DIM, RESET, YELLOW, Screen
 
@@ -134,7 +132,13 @@ class NotesChannel(Channel):
     page_waits_for_key = False
 
     def __init__(self, screen: Screen, path: str, file: str, timings: Timings):
+        # Here, not above: threading and the session package would slow every show's first screen.
+        import threading
+
+        from ..session.pty_io import window_size
+
         super().__init__(screen)
+        self._size = window_size
         self.fd = open_notes(path)
         self.file = file
         self.timings = timings
@@ -245,7 +249,7 @@ class NotesChannel(Channel):
         with self._lock:
             if self.fd < 0:
                 return
-            rows, cols = window_size(self.fd) or (24, 80)
+            rows, cols = self._size(self.fd) or (24, 80)
             lines = self.lines()
             if len(lines) > rows - 1:  # keep the top (where the show is) and the latest messages
                 lines = lines[:rows // 2] + lines[-(rows - 1 - rows // 2):]

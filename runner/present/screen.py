@@ -9,16 +9,18 @@ holds them and the screen is put back as it was.
 from __future__ import annotations
 
 import os
-import random
 import re
-import shutil
 import sys
 import time
 from collections.abc import Callable
-from typing import BinaryIO
 
-from ..session.term_modes import TerminalModes
 from . import prose
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    from ..session.term_modes import TerminalModes
 
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
@@ -39,11 +41,17 @@ class Screen:
                  width: int | None = None, record: Callable[[bytes], None] | None = None):
         self.out = out if out is not None else sys.stdout.buffer
         self.color = color_wanted(sys.stdout) if color is None else color
-        self.width = width or shutil.get_terminal_size((80, 24)).columns
+        if not width:
+            import shutil
+
+            width = shutil.get_terminal_size((80, 24)).columns
+        self.width = width
         self.record = record
         self.at_line_start = True
         self._tail = b"\n\n"  # the last two bytes shown, carriage returns aside: is a blank line above?
-        self.modes = TerminalModes()  # what commands' output switched on in the user's terminal
+        # What commands' output switched on in the user's terminal: followed from the first byte
+        # that may switch a mode (the session package it comes from costs the first screen dearly).
+        self._modes: TerminalModes | None = None
         self.empty = True  # nothing shown since the start or the last clear
         self._row = bytearray()  # what the cursor's row shows, to put it back after a status line
         self._status: str | None = None
@@ -61,7 +69,8 @@ class Screen:
             self.record(raw)
         self.at_line_start = raw.endswith(b"\n")
         self._tail = (self._tail + raw.replace(b"\r", b""))[-2:]
-        self.modes.feed(raw)
+        if self._modes is not None or _MAY_SWITCH.search(raw):
+            self.modes.feed(raw)
         self.empty = False
         newline = raw.rfind(b"\n")
         if newline >= 0:
@@ -69,6 +78,14 @@ class Screen:
         else:
             self._row += raw
             del self._row[:-_ROW_KEPT]
+
+    @property
+    def modes(self) -> TerminalModes:
+        if self._modes is None:
+            from ..session.term_modes import TerminalModes
+
+            self._modes = TerminalModes()
+        return self._modes
 
     # The presenter's own messages: never recorded, and the screen put back afterwards.
 
@@ -114,7 +131,7 @@ class Screen:
     def restore_modes(self) -> None:
         """Back to the normal screen, a visible cursor and letters, if output switched them off."""
         self.close_page()
-        reset = self.modes.restore()
+        reset = self._modes.restore() if self._modes is not None else b""
         if reset:
             self.out.write(reset)
             self.out.flush()
@@ -165,6 +182,8 @@ class Screen:
         if not speed:
             self.write(self.style(text, BOLD))
             return
+        import random
+
         for index, char in enumerate(text):
             if interrupted():
                 self.write(self.style(text[index:], BOLD))
@@ -190,6 +209,9 @@ class Screen:
 
 
 _ROW_KEPT = 16384
+# Any byte that may begin a mode switch, or complete one begun before; whole colour sequences
+# (all our own text has) switch nothing. Until one is seen there is nothing to follow.
+_MAY_SWITCH = re.compile(rb"\x1b(?!\[[0-9;]*m)|[\x0e\x0f]")
 _CSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 
 
