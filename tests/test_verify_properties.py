@@ -101,6 +101,9 @@ cells = st.one_of(
     st.from_regex(r"[0-9]{1,3} \([0-9]{1,2}[smh] ago\)", fullmatch=True),
     st.from_regex(r"[0-9]{1,3}(/[0-9]{1,3})?|[A-Za-z]{1,15}|<none>", fullmatch=True),
     st.text(alphabet="abcdef0123456789-.:/ ", max_size=30),
+    # Durations whose digits and `d`s run long enough to read as hex; names whose numbers look like dates.
+    st.from_regex(r"[0-9]{1,6}(\.[0-9]{1,12})?d([0-9]{1,8}d){0,3}", fullmatch=True),
+    st.from_regex(r"[a-z]{1,3}(-[0-9]{2,8}){1,3}-[bcdf0-9]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}", fullmatch=True),
 )
 
 
@@ -110,6 +113,41 @@ def test_the_fast_forms_canonicalise_a_cell_as_every_kind_would(cell):
     """Table cells take a shortcut (volatile._quick); it must agree with running every kind."""
     for canon in (Canon(()), Canon((), loose=True)):
         assert canon.one(cell) == canon._rewrite(cell)
+
+
+def _cell(rng: random.Random, form: int) -> str:
+    """A table cell of a form the fast paths know (mostly `form`), near misses of them, and other values."""
+    stem = rng.choice(("web", "shop-api", f"app-{rng.randint(0, 99999)}", "a-2024-12", "db-12345678-1234", "Web",
+                       "web-abc1", "-x", "x-2024-01-05", "b-0000000000000000", "pod-template-hash=ab", "ab-cd-ef"))
+    pick = lambda alphabet, n: "".join(rng.choice(alphabet) for _ in range(n))  # noqa: E731
+    forms = (
+        lambda: f"{stem}-{pick(HASH, rng.randint(8, 10))}-{pick(SAFE, 5)}",
+        lambda: f"{stem}-{pick(SAFE + '013', rng.randint(5, 11))}-{pick(SAFE + 'aeu13', 5)}",
+        lambda: f"{stem}-{pick(SAFE + 'a0', 5)}",
+        lambda: f"{stem}-{pick(HASH + 'a2', rng.randint(7, 11))}",
+        lambda: ".".join(str(rng.choice((0, 1, 10, 127, 255, 256, rng.randint(0, 300)))) for _ in range(rng.choice((3, 4, 4, 5)))),
+        lambda: rng.choice(("0", "1/2", "Running", "<none>", "5d", "3m2s", f"{rng.randint(0, 9)} ({rng.randint(1, 59)}s ago)")),
+        lambda: pick("abc-019.:/ x", rng.randint(1, 14)).strip() or "z",
+        lambda: f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T1{rng.randint(0, 9)}:0{rng.randint(0, 9)}:00Z",
+        lambda: f"80:{rng.randint(30000, 32767)}/TCP",
+        lambda: pick("0123456789abcdef", rng.randint(10, 14)),
+        lambda: pick("0123456789d.", rng.randint(2, 16)),
+        lambda: stem,
+        lambda: f"svclb-traefik-{pick('0123456789abcdef', 8)}-{pick(SAFE, 5)}",
+    )
+    return (forms[form] if rng.random() < 0.8 else rng.choice(forms))()
+
+
+def test_a_column_of_many_cells_canonicalises_each_as_every_kind_would():
+    """Big columns are rewritten by passes over all their cells at once (Canon.column); the same forms."""
+    for seed in range(150):
+        rng = random.Random(seed)
+        form = rng.randrange(13)
+        column = [_cell(rng, form) for _ in range(rng.choice((64, 100, 300)))]
+        column += rng.sample(column, len(column) // 4)  # some cells repeat
+        for canon in (Canon(()), Canon((), loose=True)):
+            assert canon.column(column) == [canon._rewrite(cell) for cell in column]
+            assert canon.column(column) == [canon._rewrite(cell) for cell in column]  # again, partly from the cache
 
 
 @given(st.text(alphabet=st.sampled_from(list("ab \t\n.:-09")), max_size=60), st.booleans())

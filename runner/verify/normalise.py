@@ -22,7 +22,7 @@ def normalise(text: str, *, tabs: bool = False) -> list[str]:
 
     With `tabs`, TABs stay: a tool that joins cells with them says where its columns part.
     """
-    if _CONTROLS.search(text) is None:
+    if not _has_controls(text):
         # Nothing for a terminal to redraw (most output): trimming and tabs are all there is to do.
         lines = [line.rstrip() for line in text.split("\n")]
         if not tabs and "\t" in text:
@@ -33,6 +33,15 @@ def normalise(text: str, *, tabs: bool = False) -> list[str]:
     while lines and not lines[-1]:
         lines.pop()
     return lines
+
+
+def _has_controls(text: str) -> bool:
+    if text.isascii():  # deleting the printable bytes in C beats a regex search over the text
+        return bool(text.encode("ascii").translate(None, _ASCII_KEPT))
+    return _CONTROLS.search(text) is not None
+
+
+_ASCII_KEPT = bytes(range(0x20, 0x7F)) + b"\t\n"
 
 
 def _line(line: str, tabs: bool = False) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -26,7 +26,7 @@ _MIXED_TITLE = r"[A-Z][A-Za-z0-9_%/.()-]*(?: [A-Za-z0-9_%/.()-]+)*"
 _MIXED_HEADER = re.compile(rf" *{_MIXED_TITLE}(?: {{2,}}{_MIXED_TITLE})+")
 _RULE = re.compile(r" *-+(?: {2,}-+)+")
 _CHUNK = re.compile(r"\S+(?: \S+)*")
-_GAP = re.compile(r" {2,}")
+_GAP = re.compile(r"  +")  # two or more spaces; a literal first space lets the regex engine skip to it
 _LEADING = re.compile(r"^ +", re.MULTILINE)
 _TAB_GAP = re.compile(r" *\t[ \t]*")
 ELLIPSIS = "..."
@@ -115,9 +115,10 @@ def segments(lines: Sequence[str]) -> list[Segment]:
             found.append(Text(tuple(text)))
             text = []
         first = i + (2 if rule is not None else 1)
-        end = first
-        while end < len(lines) and lines[end].strip():
-            end += 1
+        try:  # normalised lines: a blank one is empty
+            end = lines.index("", first)
+        except ValueError:
+            end = len(lines)
         found.append(Table(titled[0], titled[1], tuple(lines[first:end]), line, rule))
         i = end
     if text:
@@ -193,19 +194,20 @@ def compare_table(expected: Table, actual: Table, canon: Canon,
     """
     exp_canon = exp_canon or canon
     kinds = _column_kinds(expected, volatile_columns)
-    exp_raw = [r for r in expected.rows if r.strip() != ELLIPSIS]
+    dotted = ELLIPSIS in "\n".join(expected.rows)
+    exp_raw = [r for r in expected.rows if r.strip() != ELLIPSIS] if dotted else expected.rows
     extra_allowed = len(exp_raw) < len(expected.rows)
     exp_keys = row_keys(exp_raw, expected.starts, exp_canon, kinds)
     act_keys = row_keys(actual.rows, actual.starts, canon, kinds)
 
     # Counts, not lists of rows: which actual rows are left over is found again only when some are.
-    by_key: dict[str, int] = defaultdict(int)
-    for key in act_keys:
-        by_key[key] += 1
+    by_key = Counter(act_keys)
+    if not dotted and by_key == Counter(exp_keys):
+        return None
     left_exp: list[int] = []
     wild: list[int] = []
     for i, key in enumerate(exp_keys):
-        if ELLIPSIS in exp_raw[i] and WILDCARD.search(exp_raw[i]):
+        if dotted and ELLIPSIS in exp_raw[i] and WILDCARD.search(exp_raw[i]):
             wild.append(i)
         elif by_key.get(key):
             by_key[key] -= 1
@@ -284,14 +286,8 @@ def _chunk_keys(rows: Sequence[str], starts: Sequence[int], canon: Canon, kinds:
     if columns is None:
         return [_key(cells(row, starts), canon, kinds) for row in rows]
     for c, kind in enumerate(kinds):
-        if kind == "skip":
-            columns[c] = [""] * len(rows)
-            continue
-        done = canon.many(columns[c])
-        if kind == "shape":
-            shapes: dict[str, str] = {}
-            done = [shapes.get(v) or shapes.setdefault(v, shape(v)) for v in done]
-        columns[c] = done
+        column = columns[c]
+        columns[c] = [""] * len(rows) if kind == "skip" else canon.shapes(column) if kind == "shape" else canon.column(column)
     return list(map(SEP.join, zip(*columns)))
 
 
@@ -315,10 +311,9 @@ def _columns(rows: Sequence[str], width: int) -> list[list[str]] | None:
     bounds = pieces[step : n * step : step]
     if not all("\n" in piece for piece in bounds):
         return None
-    split = [piece.split("\n") for piece in bounds]
-    first = [pieces[0], *[b for _, b in split]]
-    last = [*[a for a, _ in split], pieces[-1]]
-    return [first, *[pieces[c :: step][:n] for c in range(1, step)], last]
+    # Each boundary piece holds one newline (the text holds n - 1): the last cell of a row, then the first of the next.
+    split = "\n".join(bounds).split("\n") if bounds else []
+    return [[pieces[0], *split[1::2]], *[pieces[c : n * step : step] for c in range(1, step)], [*split[::2], pieces[-1]]]
 
 
 def _key(row: Sequence[str], canon: Canon, kinds: Sequence[str]) -> str:

@@ -193,47 +193,55 @@ VOLATILE_COLUMNS = frozenset({"AGE", "RESTARTS", "CREATED", "LAST SEEN", "FIRST 
                               "LATENCY_P95", "LATENCY_P99", "TCP_CONN"})
 
 # A whole cell that is one common value, canonicalised without running every kind (tables are mostly these).
-# Each form is one the kinds above rewrite the same way; tests/test_verify_properties.py checks it.
-_FAST_PLAIN = re.compile(r"[A-Za-z]{1,15}|<none>|<unknown>|<pending>")
-_FAST_NUMBER = re.compile(
-    rf"(?P<plain>\d{{1,3}}(?:/\d{{1,3}})?)"
+# Each form is one the kinds above rewrite the same way; tests/test_verify_properties.py checks it. One
+# regex holds them all, so a cell costs one match: the first alternative that takes the whole cell names
+# its form. A generated name keeps its stable part (words and numbers, never a date or a UUID the kinds
+# would read first) in front of the marker.
+_FAST_DURATION = r"(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+"
+_FAST_PREFIX = r"[a-z]+(?:-(?:[a-z]+|(?!\d{4}-\d\d-\d\d(?!\d)|\d{8}-\d{4}-)\d{1,15}))*"
+_QUICK = re.compile(
+    rf"(?P<same>\d{{1,3}}(?:/\d{{1,3}})?|[A-Za-z]{{1,15}}|<none>|<unknown>|<pending>)"
     rf"|(?P<ipv4>{_NOT_BIND4}{_OCTET}(?:\.{_OCTET}){{3}})"
-    rf"|(?P<duration>(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+)"
-    rf"|(?P<restarts>\d+ \((?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+ ago\))")
-# The stable part of a generated name: words and numbers, never a date or a UUID the kinds would read first.
-_FAST_PREFIX = re.compile(r"[a-z]+(?:-(?:[a-z]+|(?!\d{4}-\d\d-\d\d(?!\d)|\d{8}-\d{4}-)\d{1,15}))*")
-_FAST_POD = re.compile(rf"(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}")
-_FAST_REPLICASET = re.compile(rf"(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}")
-_FAST_SUFFIX = re.compile(rf"(?=[2-9]*[b-z])[{_SAFE}]{{5}}")
+    # Twelve digits and `d`s in a row read as hex before they read as a duration.
+    rf"|(?P<duration>(?!.*[0-9d]{{12}}){_FAST_DURATION})"
+    rf"|(?P<restarts>\d+ \({_FAST_DURATION} ago\))"
+    rf"|(?P<pod>{_FAST_PREFIX})-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}"
+    rf"|(?P<suffix>{_FAST_PREFIX})-(?=[2-9]*[b-z])[{_SAFE}]{{5}}"
+    rf"|(?P<replicaset>{_FAST_PREFIX})-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}")
+# What each form becomes: the cell itself (None), a marker, or the stable part, a dash and a marker.
+_QUICK_MARK = {"same": None, "ipv4": _KIND_MARK["ipv4"], "duration": _KIND_MARK["duration"],
+               "restarts": _RESTARTS_MARK}
+_QUICK_NAME = {kind: "-" + _KIND_MARK[kind] for kind in ("pod", "suffix", "replicaset")}
 
 
 def _quick(item: str) -> str | None:
     """The canonical form of a cell that is one common value, or None to run every kind."""
-    if not item:
-        return item
-    first = item[0]
-    if first.isdigit():
-        m = _FAST_NUMBER.fullmatch(item)
-        if m is None:
-            return None
-        kind = m.lastgroup
-        return item if kind == "plain" else _RESTARTS_MARK if kind == "restarts" else _KIND_MARK[kind]
-    if _FAST_PLAIN.fullmatch(item):
-        return item
-    if not first.islower():
-        return None
-    head, _, last = item.rpartition("-")
-    if not head:
-        return None
-    if len(last) == 5:
-        stem, _, _ = head.rpartition("-")
-        if stem and _FAST_POD.fullmatch(item, len(stem) + 1) and _FAST_PREFIX.fullmatch(stem):
-            return stem + "-" + _KIND_MARK["pod"]
-        if _FAST_SUFFIX.fullmatch(last) and _FAST_PREFIX.fullmatch(head):
-            return head + "-" + _KIND_MARK["suffix"]
-    elif 8 <= len(last) <= 10 and _FAST_REPLICASET.fullmatch(last) and _FAST_PREFIX.fullmatch(head):
-        return head + "-" + _KIND_MARK["replicaset"]
-    return None
+    m = _QUICK.fullmatch(item)
+    if m is None:
+        return None if item else item
+    kind = m.lastgroup
+    return m[kind] + _QUICK_NAME[kind] if kind in _QUICK_NAME else _QUICK_MARK[kind] or item
+
+
+# The fast forms that rarely repeat (addresses, generated names), as passes over many cells joined by
+# newlines, in the order _QUICK tries them: each replaces what it matches by a constant, so re.sub stays
+# in C. A name's pass takes the tail after its stable part; `_BAD_STEM` then marks with NUL the cells
+# whose stable part is not one. A column runs the passes its cells' forms need (a suffix column also
+# the pod pass, which _QUICK tries first); a cell no pass rewrote goes through `Canon.one`.
+_BULK_PASSES = (
+    ("ipv4", re.compile(rf"\n{_NOT_BIND4}{_OCTET}(?:\.{_OCTET}){{3}}(?=\n)"), "\n" + _KIND_MARK["ipv4"]),
+    ("pod", re.compile(rf"-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}(?=\n)"),
+     "-" + _KIND_MARK["pod"]),
+    ("suffix", re.compile(rf"-(?=[2-9]*[b-z])[{_SAFE}]{{5}}(?=\n)"), "-" + _KIND_MARK["suffix"]),
+    ("replicaset", re.compile(rf"-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}(?=\n)"),
+     "-" + _KIND_MARK["replicaset"]),
+)
+_PASSES_FOR = {"ipv4": {"ipv4"}, "pod": {"pod"}, "suffix": {"pod", "suffix"}, "replicaset": {"replicaset"}}
+_NAME_MARKS = "".join(_KIND_MARK[kind] for kind in ("pod", "suffix", "replicaset"))
+_BAD_STEM = re.compile(rf"\n(?=[^\n]*[{_NAME_MARKS}]\n)(?!{_FAST_PREFIX}-[{_NAME_MARKS}]\n)")
+_PASS_MARKS = (*_NAME_MARKS, _KIND_MARK["ipv4"], "\0")
+_BULK = 64  # fresh cells from which passes over all of them beat a match per cell
+_SAMPLE = 8  # cells whose forms choose the passes
 
 
 # pattern, replacement, a cheap pre-test (None: always run), whether to run on each string alone
@@ -251,6 +259,7 @@ class Canon:
     def __init__(self, masks: Sequence[str], *, builtin: bool = True, loose: bool = False):
         self._steps: list[_Step] = []
         self._cache: dict[str, str] = {}
+        self._shapes: dict[str, str] = {}  # a volatile column's cells by their text
         self._fast = builtin and not masks
         for i, regex in enumerate(masks):
             # A mask could match across the newline that joins strings, so it runs on each alone.
@@ -267,29 +276,87 @@ class Canon:
         done = self._cache.get(item)
         if done is None:
             done = _quick(item) if self._fast else None
-            # Values the fast forms rewrite (names, addresses) rarely repeat and are cheap: only keep the rest.
-            if done is None or not done or done[-1] not in _UNIQUE:
-                done = self._rewrite(item) if done is None else done
-                if len(self._cache) < _CACHE_LIMIT:
-                    self._cache[item] = done
+            if done is None:
+                done = self._rewrite(item)
+            elif done and done[-1] in _UNIQUE:
+                return done  # names and addresses rarely repeat and are cheap to work out again: not kept
+            if len(self._cache) < _CACHE_LIMIT:
+                self._cache[item] = done
         return done
 
     def many(self, items: Sequence[str]) -> list[str]:
         """Canonical forms of cells (a row, a column): each distinct one worked out once."""
         out = list(map(self._cache.get, items))
-        if None in out:
-            distinct = dict.fromkeys(items)
-            cache, one, fast = self._cache, self.one, self._fast
-            for item in distinct:
-                done = cache.get(item)
-                if done is None:
-                    # Names and addresses (the values that rarely repeat) skip the cache entirely.
-                    done = _quick(item) if fast else None
-                    if done is None or not done or done[-1] not in _UNIQUE:
-                        done = one(item)
-                distinct[item] = done
-            return list(map(distinct.__getitem__, items))
-        return out
+        if None not in out:
+            return out
+        distinct = dict.fromkeys(items)
+        found = dict(zip(distinct, map(self.one, distinct)))
+        return list(map(found.__getitem__, items))
+
+    def column(self, cells: Sequence[str]) -> list[str]:
+        """`many` for the cells of one table column (no cell holds a newline).
+
+        Cells that rarely repeat (addresses, generated names) come in the
+        thousands in a big table: those are rewritten by passes over all of them.
+        """
+        cache = self._cache
+        out = list(map(cache.get, cells))
+        if None not in out:
+            return out
+        distinct = dict.fromkeys(cells)
+        if len(distinct) == len(cells) and out.count(None) == len(cells) and self._fast and len(cells) >= _BULK:
+            return self._bulk(list(cells))  # every cell new and different (names, addresses)
+        fresh = [s for s in distinct if s not in cache]
+        if not self._fast or len(fresh) < _BULK:
+            return self.many(cells)
+        found = dict(zip(fresh, self._bulk(fresh)))
+        if len(found) < len(distinct):
+            found.update((s, cache[s] if s in cache else self.one(s)) for s in distinct if s not in found)
+        return list(map(found.__getitem__, cells))
+
+    def shapes(self, cells: Sequence[str]) -> list[str]:
+        """`shape` of each cell's canonical form (a volatile column), remembered by the cell's text."""
+        known = self._shapes
+        out = list(map(known.get, cells))
+        if None not in out:
+            return out
+        fresh = [s for s in dict.fromkeys(cells) if s not in known]
+        canonical = self.column(fresh)
+        by_canonical = {c: shape(c) for c in dict.fromkeys(canonical)}
+        found = dict(zip(fresh, map(by_canonical.__getitem__, canonical)))
+        if len(known) + len(found) <= _CACHE_LIMIT:
+            known.update(found)
+            return list(map(known.__getitem__, cells))
+        return [found[s] if s in found else known[s] for s in cells]
+
+    def _bulk(self, cells: list[str]) -> list[str]:
+        """Canonical forms of many cells, the fast forms a sample of them shows found in passes over all.
+
+        Exactly what `one` gives each: a cell a pass rewrote is one `_quick`
+        reads the same way (addresses, generated names); any other cell, and
+        a name whose stable part is not one, goes through `one`. Cells that
+        hold a marker or NUL themselves (never normalised output) all do.
+        """
+        step = max(1, len(cells) // _SAMPLE)
+        forms = {m.lastgroup for m in map(_QUICK.fullmatch, cells[::step]) if m is not None}
+        wanted = set().union(*(_PASSES_FOR.get(form, ()) for form in forms))
+        if not wanted:
+            return list(map(self.one, cells))
+        text = "\n" + "\n".join(cells) + "\n"
+        taken = bad = 0
+        for kind, pattern, mark in _BULK_PASSES:
+            if kind in wanted:
+                text, n = pattern.subn(mark, text)
+                taken += n
+        if taken and wanted != {"ipv4"}:
+            text, bad = _BAD_STEM.subn("\n\0", text)
+        if sum(map(text.count, _PASS_MARKS)) != taken + bad:
+            return list(map(self.one, cells))
+        done = text[1:-1].split("\n")
+        if taken < len(cells) or bad:
+            unique, one = _UNIQUE, self.one
+            done = [d if d and d[-1] in unique and d[0] != "\0" else one(c) for c, d in zip(cells, done)]
+        return done
 
     def all(self, items: Sequence[str]) -> list[str]:
         """Canonical forms of strings without newlines.
