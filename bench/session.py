@@ -31,9 +31,11 @@ sys.path.insert(0, str(ROOT))  # Session.run alone is this checkout's too, not a
 
 LINE = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"  # 64 bytes with its newline
 MB = 1_000_000
+# Pod names, restarts and ages change on every run, as a cluster's do; the suffix's first character comes
+# from the digits Kubernetes draws suffixes from (4-9), so every table matches its `##` block.
 TABLE = """\
 printf 'NAME                   READY   STATUS    RESTARTS   AGE\\nweb-5d8f7c9b4-%s   1/1     Running   %s          %ss\\n\
-web-5d8f7c9b4-%s   1/1     Running   0          %ss\\n' $((RANDOM % 10))x7q2 $((RANDOM % 5)) $RANDOM p4w2r $RANDOM
+web-5d8f7c9b4-%s   1/1     Running   0          %ss\\n' $((RANDOM % 6 + 4))x7q2 $((RANDOM % 5)) $RANDOM p4w2r $RANDOM
 ## NAME                   READY   STATUS    RESTARTS   AGE
 ## web-5d8f7c9b4-xk2lq    1/1     Running   0          40s
 ## web-5d8f7c9b4-p4w2r    1/1     Running   0          41s
