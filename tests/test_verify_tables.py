@@ -136,6 +136,6 @@ def test_rows_split_together_only_when_each_row_has_its_own_cells():
     from runner.verify.volatile import Canon
 
     starts, kinds = (0, 8, 15), ("", "", "")
-    rows = ["web-1   1/1   Running  extra", "web-2   1/1", "web-3   0/1   Pending"]
+    rows = ["web-1   1/1   Running  extra", "web-2   1/1", "web-3   0/1   Pending"] * 30  # enough to be read by column
     canon = Canon(())
     assert row_keys(rows, starts, canon, kinds) == [_key(cells(r, starts), canon, kinds) for r in rows]

@@ -11,6 +11,7 @@ from bisect import bisect_right
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from .text import WILDCARD
@@ -49,8 +50,7 @@ class Table:
 
     @property
     def events(self) -> bool:
-        upper = {t.upper() for t in self.titles}
-        return {"TYPE", "REASON", "MESSAGE"} <= upper
+        return _events(self.titles)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,11 @@ class Text:
 Segment = Table | Text
 
 
+def _events(titles: Sequence[str]) -> bool:
+    return {"TYPE", "REASON", "MESSAGE"} <= {t.upper() for t in titles}
+
+
+@lru_cache(maxsize=1024)  # a workshop prints the same few headers again and again
 def _titles(line: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """The column titles of a header line and where they start, or None when it is not one."""
     if "\t" in line:
@@ -193,7 +198,7 @@ def compare_table(expected: Table, actual: Table, canon: Canon,
     `exp_canon` reads the expected side (it also takes names an author typed by hand).
     """
     exp_canon = exp_canon or canon
-    kinds = _column_kinds(expected, volatile_columns)
+    kinds = _column_kinds(expected.titles, volatile_columns)
     dotted = ELLIPSIS in "\n".join(expected.rows)
     exp_raw = [r for r in expected.rows if r.strip() != ELLIPSIS] if dotted else expected.rows
     extra_allowed = len(exp_raw) < len(expected.rows)
@@ -250,10 +255,11 @@ def _left_over(act_keys: Sequence[str], exp_keys: Sequence[str], left_exp: Seque
 
 
 # How each column compares: "" literally (under the volatile kinds), "shape" as a volatile column, "skip" not at all.
-def _column_kinds(table: Table, volatile_columns: frozenset[str]) -> tuple[str, ...]:
-    events = table.events
+@lru_cache(maxsize=256)
+def _column_kinds(titles: tuple[str, ...], volatile_columns: frozenset[str]) -> tuple[str, ...]:
+    events = _events(titles)
     out = []
-    for title in table.titles:
+    for title in titles:
         upper = title.upper()
         if events and upper not in EVENT_COLUMNS:
             out.append("skip")
@@ -282,13 +288,16 @@ CHUNK = 4096
 
 
 def _chunk_keys(rows: Sequence[str], starts: Sequence[int], canon: Canon, kinds: Sequence[str]) -> list[str]:
-    columns = _columns(rows, len(kinds))
+    columns = _columns(rows, len(kinds)) if len(rows) >= SMALL else None
     if columns is None:
         return [_key(cells(row, starts), canon, kinds) for row in rows]
     for c, kind in enumerate(kinds):
         column = columns[c]
         columns[c] = [""] * len(rows) if kind == "skip" else canon.shapes(column) if kind == "shape" else canon.column(column)
     return list(map(SEP.join, zip(*columns)))
+
+
+SMALL = 64  # rows from which reading the table column by column pays
 
 
 def _columns(rows: Sequence[str], width: int) -> list[list[str]] | None:
@@ -317,9 +326,10 @@ def _columns(rows: Sequence[str], width: int) -> list[list[str]] | None:
 
 
 def _key(row: Sequence[str], canon: Canon, kinds: Sequence[str]) -> str:
-    out = canon.many(row)
-    for i, c in enumerate(out[: len(kinds)]):
-        out[i] = "" if kinds[i] == "skip" else shape(c) if kinds[i] == "shape" else c
+    one, shaped = canon.one, canon.shaped
+    out = [shaped(cell) if kind == "shape" else "" if kind == "skip" else one(cell) for cell, kind in zip(row, kinds)]
+    if len(row) > len(kinds):
+        out += map(one, row[len(kinds) :])
     return SEP.join(out)
 
 

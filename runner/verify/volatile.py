@@ -329,6 +329,15 @@ class Canon:
             return list(map(known.__getitem__, cells))
         return [found[s] if s in found else known[s] for s in cells]
 
+    def shaped(self, cell: str) -> str:
+        """`shape` of one cell's canonical form, remembered by the cell's text."""
+        done = self._shapes.get(cell)
+        if done is None:
+            done = shape(self.one(cell))
+            if len(self._shapes) < _CACHE_LIMIT:
+                self._shapes[cell] = done
+        return done
+
     def _bulk(self, cells: list[str]) -> list[str]:
         """Canonical forms of many cells, the fast forms a sample of them shows found in passes over all.
 
