@@ -223,6 +223,12 @@ def test_getvar_and_variables(session):
         session.getvar("no such; rm -rf /")
 
 
+def test_functions_are_the_workshops_not_the_sessions_own(session):
+    assert session.functions() == []
+    out(session, "greet() { echo hi; }; function __dr_mine { :; }")
+    assert session.functions() == ["greet"]
+
+
 def test_expand_substitutes_variables_and_runs_nothing(session, tmp_path):
     out(session, "name=World; set -- first second")
     text = session.expand("Hello ${name} and $name: $1/$2 ($#) \\$name $(touch made) $undefined.")

@@ -282,12 +282,13 @@ class Engine:
         limits = self._default_limits if modifiers is NO_MODIFIERS else \
             timeouts.resolve(modifiers, self.policy.default_timeout)
         self.secrets.before(index, self.session)
-        retry_deadline = limits.retry_deadline(time.monotonic())
+        retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
         while True:
             try:
                 outcome = self.session.run(
                     step.text,
-                    timeout=limits.attempt_timeout(retry_deadline, time.monotonic()),
+                    timeout=limits.timeout if retry_deadline is None else
+                    limits.attempt_timeout(retry_deadline, time.monotonic()),
                     stop_after=limits.stop_after,
                     on_output=lambda chunk: self.listener.on_output(step, chunk),
                     interactive=interactive,
@@ -297,7 +298,7 @@ class Engine:
             verdict = verify_command(judged, outcome, options=self.policy.verify)
             if not verdict.passed and judged.expected is not None:
                 verdict = self._verify_masked(judged, outcome) or verdict
-            if (verdict.passed or not self.session.alive
+            if (verdict.passed or retry_deadline is None or not self.session.alive
                     or not limits.may_retry(retry_deadline, time.monotonic())):
                 return verdict, outcome
             self.listener.on_notice(step.loc, f"{verdict.message}; retrying in {limits.retry_every:g}s")

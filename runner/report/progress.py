@@ -76,7 +76,8 @@ class Progress(Listener):
             self._write_out(f"$ {self.redact(step.text.rstrip())}\n  [{step.loc}]\n".encode("utf-8", "replace"))
             return
         with self._lock:
-            self._clear()
+            if self._drawn:
+                self._clear()
             if self._closed:
                 self._current = None
                 return
@@ -124,7 +125,8 @@ class Progress(Listener):
         """No command is running: the status line goes, the ticker sleeps until the next one."""
         with self._lock:
             self._current = None
-            self._clear()
+            if self._drawn:
+                self._clear()
 
     def _tick(self) -> None:
         watched: tuple[Step, float] | None = None

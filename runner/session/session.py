@@ -405,8 +405,10 @@ class Session:
         return dict(zip(fields[0:-1:2], fields[1::2]))
 
     def functions(self) -> list[str]:
-        """The names of the shell functions defined now (a workshop's, or a sourced file's)."""
-        return self._ready().query("compgen -A function || :", QUERY_TIMEOUT).split()
+        """The names of the shell functions defined now (a workshop's, or a sourced file's), not
+        the session's own (`__dr_*`)."""
+        names = self._ready().query("compgen -A function || :", QUERY_TIMEOUT).split()
+        return [name for name in names if not name.startswith("__dr_")]
 
     def expand(self, text: str) -> str:
         """text with $VAR, ${VAR}, $1 and the like filled in from the session; nothing in it is run."""

@@ -9,6 +9,7 @@ from .values import VerifyOptions
 
 TAIL = 10  # lines of output shown under a failed exit status
 _DEFAULT = VerifyOptions()
+_PASS = Verdict(Status.PASS)  # one for every passing command: verdicts are immutable
 
 
 def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DEFAULT) -> Verdict:
@@ -23,7 +24,7 @@ def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DE
                        _tail(outcome.output))
     block = step.expected
     if block is None:
-        return Verdict(Status.PASS)
+        return _PASS
     try:
         mismatch = compare_output(block.lines, outcome.output, mode=step.modifiers.expect,
                                   masks=step.modifiers.masks, options=options)
@@ -32,7 +33,7 @@ def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DE
             raise
         raise type(exc)(exc.message, step.loc) from None
     if mismatch is None:
-        return Verdict(Status.PASS)
+        return _PASS
     return Verdict(Status.FAIL, f"{step.loc}: output differs from ## block at {_where(block)}: {mismatch.summary}",
                    mismatch.details)
 
