@@ -1,8 +1,8 @@
-"""Values that cross module boundaries: plan, steps, outcomes, verdicts, reports."""
+"""Values that cross module boundaries: plan and steps here; outcomes, verdicts and reports in runner.results."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import Enum
 
 DEFAULT_TIMEOUT = 600.0  # seconds a command may take when nothing else is said (docs/format.md)
 
@@ -151,74 +151,14 @@ class Plan:
         return tuple(s for s in self.steps if s.kind is Kind.COMMAND)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What the session saw when it ran one command."""
-
-    output: str  # as the terminal showed it (decoded; invalid bytes replaced)
-    status: int  # exit status ($?); 130-ish after an interrupt
-    duration: float  # seconds
-    timed_out: bool = False
-    stopped: bool = False  # @stop-after ended it, which counts as success
-    recovery: str | None = None  # "interrupted" | "killed" | "restarted"
-    state_lost: bool = False  # the shell was restarted: variables, cwd gone
+# Outcomes, verdicts and reports are in runner.results, built when first asked for here:
+# what only reads workshops (`lint`, `present` up to its first screen) never needs them.
+_RESULTS = frozenset({"Outcome", "Escalation", "Status", "Verdict", "StepResult", "FileReport", "RunReport"})
 
 
-class Escalation(IntEnum):
-    """How far the session went to end a command that ran out of time, in order."""
+def __getattr__(name: str):
+    if name in _RESULTS:
+        from . import results
 
-    NONE = 0
-    INTERRUPTED = 1  # Ctrl-C
-    KILLED = 2  # SIGKILL of the command
-    REPLACED = 3  # bash itself did not come back: a fresh one replaces it, state lost
-
-
-class Status(str, Enum):
-    PASS = "pass"
-    FAIL = "fail"
-    SKIP = "skip"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether a command did what the workshop says, and if not, why."""
-
-    status: Status
-    message: str = ""  # one line a new user understands
-    details: tuple[str, ...] = ()  # row/column differences or unified diff lines
-
-    @property
-    def passed(self) -> bool:
-        return self.status is Status.PASS
-
-
-@dataclass(frozen=True)
-class StepResult:
-    step: Step
-    verdict: Verdict
-    outcome: Outcome | None = None  # None when the step did not run
-    index: int = -1  # the step's position in its plan
-
-
-@dataclass(frozen=True)
-class FileReport:
-    file: str
-    results: tuple[StepResult, ...]
-    duration: float
-    skipped_reason: str | None = None  # e.g. a missing @requires tool
-    plan: Plan | None = None  # the parsed workshop, for reports that show it as it reads
-    error: str | None = None  # it could not be parsed or configured, so nothing in it ran
-    notices: tuple[tuple[SourceLoc, str], ...] = ()  # warnings that did not fail a command (a restart)
-    interrupted: str | None = None  # the signal that ended the run before this file finished
-
-    def count(self, status: Status) -> int:
-        return sum(1 for r in self.results if r.verdict.status is status)
-
-
-@dataclass(frozen=True)
-class RunReport:
-    files: tuple[FileReport, ...]
-    duration: float
-
-    def count(self, status: Status) -> int:
-        return sum(f.count(status) for f in self.files)
+        return getattr(results, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,3 +39,14 @@ def test_plain_lint_needs_no_click():
             "try:\n    main()\nexcept SystemExit:\n    print('click' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "False"
+
+
+def test_lint_and_presents_opening_build_no_results():
+    """Outcomes, verdicts and reports (runner.results) are built when a run needs them, never by lint."""
+    probe = "import sys; sys.argv = ['demorun', 'lint', '--no-init', 'README.md']; from runner.launch import main\n" \
+            "try:\n    main()\nexcept SystemExit:\n    print('runner.results' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "False"
+    import runner.model
+
+    assert runner.model.Status.PASS.value == "pass" and "runner.results" in sys.modules

@@ -132,7 +132,7 @@ def test_the_first_screen_comes_before_the_shell_the_engine_and_click(tmp_path):
     loaded = set(modules.split())
     assert "runner.present.prose" in loaded
     heavy = {"click", "pexpect", "rich", "markdown_it", "runner.session", "runner.engine", "runner.verify",
-             "runner.present.live", "runner.secrets"}
+             "runner.present.live", "runner.secrets", "runner.results"}
     assert not loaded & heavy
     assert children == "", "bash was started before the opening was shown"
 

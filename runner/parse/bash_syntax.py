@@ -15,10 +15,13 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from typing import BinaryIO
 
 from ..errors import DemorunError
 from .shell import split_command
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `lint` would pay for it on every save
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 _WRAP_OPEN = "if false; then __demorun_check() {"
 _PROBE = ")"  # a known error: where bash reports it fixes the line numbering

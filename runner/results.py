@@ -1,0 +1,85 @@
+"""What running workshops produced: each command's outcome and verdict, the reports of files and runs.
+
+Kept apart from runner.model, which still names these (its __getattr__), so that what only
+reads workshops does not build them: dataclasses cost start-up time, which `lint` on every
+save and `present` before its first screen must not pay.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+from .model import Plan, SourceLoc, Step
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the session saw when it ran one command."""
+
+    output: str  # as the terminal showed it (decoded; invalid bytes replaced)
+    status: int  # exit status ($?); 130-ish after an interrupt
+    duration: float  # seconds
+    timed_out: bool = False
+    stopped: bool = False  # @stop-after ended it, which counts as success
+    recovery: str | None = None  # "interrupted" | "killed" | "restarted"
+    state_lost: bool = False  # the shell was restarted: variables, cwd gone
+
+
+class Escalation(IntEnum):
+    """How far the session went to end a command that ran out of time, in order."""
+
+    NONE = 0
+    INTERRUPTED = 1  # Ctrl-C
+    KILLED = 2  # SIGKILL of the command
+    REPLACED = 3  # bash itself did not come back: a fresh one replaces it, state lost
+
+
+class Status(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a command did what the workshop says, and if not, why."""
+
+    status: Status
+    message: str = ""  # one line a new user understands
+    details: tuple[str, ...] = ()  # row/column differences or unified diff lines
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASS
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: Step
+    verdict: Verdict
+    outcome: Outcome | None = None  # None when the step did not run
+    index: int = -1  # the step's position in its plan
+
+
+@dataclass(frozen=True)
+class FileReport:
+    file: str
+    results: tuple[StepResult, ...]
+    duration: float
+    skipped_reason: str | None = None  # e.g. a missing @requires tool
+    plan: Plan | None = None  # the parsed workshop, for reports that show it as it reads
+    error: str | None = None  # it could not be parsed or configured, so nothing in it ran
+    notices: tuple[tuple[SourceLoc, str], ...] = ()  # warnings that did not fail a command (a restart)
+    interrupted: str | None = None  # the signal that ended the run before this file finished
+
+    def count(self, status: Status) -> int:
+        return sum(1 for r in self.results if r.verdict.status is status)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    files: tuple[FileReport, ...]
+    duration: float
+
+    def count(self, status: Status) -> int:
+        return sum(f.count(status) for f in self.files)
