@@ -140,12 +140,13 @@ def session_round_trip(figures: Figures, rounds: int, count: int) -> None:
     from runner.session import Session
 
     for command in ("true", "echo hi"):
-        def loop(run, pid: int) -> tuple[float, float]:
-            cpu, start = time.process_time() + _cpu_of(pid), time.perf_counter()
+        def loop(run, pid: int) -> tuple[float, float, float]:
+            """Per command: wall, CPU of both processes, and bash's part of that CPU (us)."""
+            python, bash, start = time.process_time(), _cpu_of(pid), time.perf_counter()
             for _ in range(count):
                 run(command)
-            return (time.perf_counter() - start) / count * 1e6, \
-                (time.process_time() + _cpu_of(pid) - cpu) / count * 1e6
+            wall, python, bash = time.perf_counter() - start, time.process_time() - python, _cpu_of(pid) - bash
+            return wall / count * 1e6, (python + bash) / count * 1e6, bash / count * 1e6
 
         def floor() -> tuple[float, float]:
             shell = _InProcessFloor()
@@ -166,6 +167,11 @@ def session_round_trip(figures: Figures, rounds: int, count: int) -> None:
             values = {name: sorted(v[index] for v in runs)[len(runs) // 2] for name, runs in seen.items()}
             figures.ratio(f"`{command}` Session.run alone, {kind}, us (session / floor)", values["session"],
                           values["floor"], 1.5)
+        # Where the CPU goes: what bash itself spends (prompts, the group and its </dev/null) against
+        # the floor's bash, and the rest, this process's Python; no target, a guide for the next pass.
+        share = {name: sorted((v[1] - v[2], v[2]) for v in runs)[len(runs) // 2] for name, runs in seen.items()}
+        print(f"  `{command}` CPU per command, Python + bash: session {share['session'][0]:.1f} + "
+              f"{share['session'][1]:.1f} us, floor {share['floor'][0]:.1f} + {share['floor'][1]:.1f} us", flush=True)
 
 
 def check_against_run(figures: Figures, folder: Path, rounds: int, count: int) -> None:
