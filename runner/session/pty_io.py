@@ -160,7 +160,7 @@ class Output:
 
     def __init__(self) -> None:
         self._text: str | None = ""
-        self._decoder: codecs.IncrementalDecoder | None = None  # made at the first chunk
+        self._decoder: codecs.IncrementalDecoder | None = None  # made at the first chunk that needs one
         self._cr = False
 
     def append(self, data: bytes) -> None:
@@ -173,9 +173,17 @@ class Output:
 
     def _add(self, data: bytes, final: bool = False) -> None:
         if self._decoder is None:
-            self._decoder = _UTF8("replace")
+            # Most chunks are whole UTF-8: decoded at once, with no incremental decoder to make or
+            # finish. A chunk that ends inside a character or holds a bad byte gets one from then on.
+            try:
+                decoded = data.decode("utf-8")
+            except UnicodeDecodeError:
+                self._decoder = _UTF8("replace")
+                decoded = self._decoder.decode(data, final)
+        else:
+            decoded = self._decoder.decode(data, final)
         text, self._text = self._text, None  # the only reference left, so += resizes in place
-        text += self._decoder.decode(data, final)
+        text += decoded
         self._text = text
 
     def text(self) -> str:
