@@ -3,7 +3,7 @@
 Run by hand: `python3 bench/present.py [--rounds N]` (demosh: `pip install -e '.[bench]'`).
 Each tool runs in a pty of its own, 100x30, on a small workshop written for the run:
 - launch to first screen: from starting the process to its first prose on the screen
-  [demorun < 250 ms];
+  [demorun <= 1.5x demosh];
 - RETURN to output: from the RETURN that runs a typed command to the first byte of that
   command's output [demorun < 15 ms].
 Rounds alternate the tools; medians count. The ratio demorun / demosh is printed for each.
@@ -31,7 +31,7 @@ FIRST = b"First screen of the benchmark."
 COMMANDS = 5
 WORKSHOP = "<!-- @SHOW -->\n\n" + FIRST.decode() + "\n\n" + "".join(
     f"```bash\necho ret-output-{n}\n```\n\n" for n in range(1, COMMANDS + 1))
-LAUNCH_TARGET, RETURN_TARGET = 0.250, 0.015
+LAUNCH_RATIO, RETURN_TARGET = 1.5, 0.015
 
 
 class Show:
@@ -125,14 +125,14 @@ def main() -> int:
         interleaved({name: measure(name) for name in tools}, args.rounds)
     launch = {name: statistics.median(s[0]) for name, s in samples.items()}
     ret = {name: statistics.median(s[1]) for name, s in samples.items()}
-    for label, values, target in (("launch to first screen", launch, LAUNCH_TARGET),
-                                  ("RETURN to output", ret, RETURN_TARGET)):
-        ours, theirs = values["demorun"], values["demosh"]
-        verdict = "ok" if ours < target else "MISSED"
-        if ours >= target:
-            figures.missed.append(f"{label}: {ours * 1000:.1f} ms (target < {target * 1000:g} ms)")
-        print(f"  {label:<24} demorun {ours * 1000:7.1f} ms  demosh {theirs * 1000:7.1f} ms  "
-              f"ratio {ours / theirs:5.2f}x  (target < {target * 1000:g} ms) {verdict}", flush=True)
+    figures.ratio("launch to first screen, demorun / demosh, ms", launch["demorun"] * 1000,
+                  launch["demosh"] * 1000, LAUNCH_RATIO)
+    ours, theirs = ret["demorun"], ret["demosh"]
+    verdict = "ok" if ours < RETURN_TARGET else "MISSED"
+    if ours >= RETURN_TARGET:
+        figures.missed.append(f"RETURN to output: {ours * 1000:.1f} ms (target < {RETURN_TARGET * 1000:g} ms)")
+    print(f"  {'RETURN to output':<24} demorun {ours * 1000:7.1f} ms  demosh {theirs * 1000:7.1f} ms  "
+          f"ratio {ours / theirs:5.2f}x  (target < {RETURN_TARGET * 1000:g} ms) {verdict}", flush=True)
     return figures.done()
 
 

@@ -106,10 +106,15 @@ def _present_value(option: str, value: str):
 
 def cluster_options(mode: str, requires: tuple[str, ...], kubeconfig: str | None, isolate: bool = False,
                     no_isolate: bool = False, keep_clusters: bool = False):
-    """--requires, --kubeconfig and isolation as the cluster guard takes them; present never cleans up."""
+    """--requires, --kubeconfig and isolation as the cluster guard takes them; present never cleans up.
+
+    None for a `present` that names none of them: it has nothing for a cluster guard to do.
+    """
+    tools = tuple(dict.fromkeys(t for value in requires for t in value.replace(",", " ").split()))
+    if mode == "present" and not (tools or kubeconfig or isolate):
+        return None
     from .cluster import ClusterOptions
 
-    tools = tuple(dict.fromkeys(t for value in requires for t in value.replace(",", " ").split()))
     if mode == "present":
         return ClusterOptions(requires=tools, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
     return ClusterOptions(requires=tools, isolate=not no_isolate, kubeconfig=kubeconfig,

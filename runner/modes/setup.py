@@ -40,6 +40,8 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
 
 def missing_requirements(plan: Plan, extra: Sequence[str] = (), config: Config | None = None) -> Shortfall | None:
     """What @requires and --requires ask for that this machine lacks: tools, a running container engine."""
+    if not plan.requires and not extra:
+        return None  # nothing asked for: no need to load the preflight
     from ..cluster.preflight import shortfall
 
     return shortfall(plan, extra, {**os.environ, **(config.env if config else {})})

@@ -42,6 +42,21 @@ BOLD, ITALIC, STRIKE = _style(bold=True), _style(italic=True), _style(strike=Tru
 IMAGE = "\N{CITYSCAPE AT DUSK} "
 
 _BREAK = ("\n", None)  # a hard line break among the pieces of a paragraph
+_BLOCK_STARTS = frozenset("`~#-*_>+<0123456789")  # the first characters of all blocks but paragraphs
+
+
+class _Pattern:
+    """A regular expression compiled when first used: most prose needs a few of them, and
+    compiling them all would cost the first screen a few milliseconds."""
+
+    def __init__(self, source: str, flags: int = 0):
+        self._source = (source, flags)
+
+    def __getattr__(self, name: str):
+        compiled = re.compile(*self._source)
+        for method in ("match", "search", "sub", "split", "finditer"):
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
 
 
 def render(markdown: str, *, width: int, color: bool) -> str:
@@ -62,14 +77,14 @@ def render(markdown: str, *, width: int, color: bool) -> str:
 
 # Blocks: the lines of the text grouped, as CommonMark groups them (closely enough for prose).
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+$")
-_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
-_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_QUOTE = re.compile(r" {0,3}> ?")
-_ITEM = re.compile(r"( {0,3})([-+*]|\d{1,9}[.)])([ \t]+|$)")
-_HTML = re.compile(r" {0,3}<(!--|\?|![A-Za-z]|/?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$))")
+_FENCE = _Pattern(r" {0,3}(`{3,}|~{3,})(.*)")
+_ATX = _Pattern(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ATX_CLOSE = _Pattern(r"(?:^|[ \t]+)#+$")
+_SETEXT = _Pattern(r" {0,3}(=+|-+)[ \t]*$")
+_RULE = _Pattern(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_QUOTE = _Pattern(r" {0,3}> ?")
+_ITEM = _Pattern(r"( {0,3})([-+*]|\d{1,9}[.)])([ \t]+|$)")
+_HTML = _Pattern(r" {0,3}<(!--|\?|![A-Za-z]|/?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$))")
 _HTML_END = {"!--": "-->", "?": "?>"}
 _HTML_RAW = frozenset({"script", "pre", "style", "textarea"})
 # Tags that end a paragraph when a line starts with them (CommonMark's block-level names).
@@ -80,9 +95,9 @@ _HTML_BLOCK = frozenset((
     "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav", "noframes", "ol", "optgroup",
     "option", "p", "param", "search", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead",
     "title", "tr", "track", "ul"))
-_TABLE_RULE = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
-_CELL = re.compile(r"(?<!\\)\|")
-_REFERENCE = re.compile(
+_TABLE_RULE = _Pattern(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_CELL = _Pattern(r"(?<!\\)\|")
+_REFERENCE = _Pattern(
     r" {0,3}\[((?:[^\]\\\n]|\\.){1,999})\]:[ \t]*(?:<([^<>\n]{0,2000})>|(\S{1,2000}))"
     r"""(?:[ \t]+(?:"[^"\n]{0,1000}"|'[^'\n]{0,1000}'|\([^()\n]{0,1000}\)))?[ \t]*$""")
 
@@ -101,7 +116,8 @@ def _detab(line: str) -> str:
 
 def _starts_block(line: str) -> bool:
     """Does this line begin something else than the paragraph before it (so it is no lazy continuation)?"""
-    if _indent(line) >= 4:
+    indent = _indent(line)
+    if indent >= 4 or indent == len(line) or line[indent] not in _BLOCK_STARTS:
         return False
     item = _ITEM.match(line)
     return bool(_FENCE.match(line) or _ATX.match(line) or _RULE.match(line) or _QUOTE.match(line)
@@ -154,42 +170,43 @@ def _blocks(lines: list[str], depth: int, refs: dict[str, str]) -> list[tuple]:
             code, i = _indented_code(lines, i)
             blocks.append(("code", code))
             continue
-        fence = _FENCE.match(line)
+        first = line[indent]  # each kind of block starts with its own characters: try only those
+        fence = _FENCE.match(line) if first in "`~" else None
         if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
             flush()
             code, i = _fenced_code(lines, i, indent, fence.group(1))
             blocks.append(("code", code))
             continue
-        atx = _ATX.match(line)
+        atx = _ATX.match(line) if first == "#" else None
         if atx:
             flush()
             blocks.append(("heading", len(atx.group(1)), _ATX_CLOSE.sub("", atx.group(2) or "")))
             i += 1
             continue
-        setext = _SETEXT.match(line) if para else None
+        setext = _SETEXT.match(line) if para and first in "=-" else None
         if setext:
             blocks.append(("heading", 1 if setext.group(1)[0] == "=" else 2, "\n".join(para)))
             para.clear()
             i += 1
             continue
-        if _RULE.match(line):
+        if first in "-*_" and _RULE.match(line):
             flush()
             blocks.append(("rule",))
             i += 1
             continue
-        if _QUOTE.match(line):
+        if first == ">":
             flush()
             inner, i = _quoted(lines, i)
             blocks.append(("quote", _blocks(inner, depth + 1, refs)))
             continue
-        item = _ITEM.match(line)
+        item = _ITEM.match(line) if first in "-+*0123456789" else None
         if item and not (para and (not item.group(3) or line[item.end():].strip() == ""
                                    or (item.group(2)[0].isdigit() and item.group(2)[:-1] != "1"))):
             flush()
             block, i = _list(lines, i, depth, refs)
             blocks.append(block)
             continue
-        end = _html_start(line, in_paragraph=bool(para))
+        end = _html_start(line, in_paragraph=bool(para)) if first == "<" else None
         if end is not None:
             flush()
             i = _skip_html(lines, i, end)
@@ -200,7 +217,7 @@ def _blocks(lines: list[str], depth: int, refs: dict[str, str]) -> list[tuple]:
                 blocks.append(table)
                 i = j
                 continue
-        if not para:
+        if not para and first == "[":
             ref = _REFERENCE.match(line)
             if ref:
                 refs.setdefault(_label(ref.group(1)), ref.group(2) if ref.group(2) is not None else ref.group(3))
@@ -333,7 +350,7 @@ def _label(text: str) -> str:
 
 # Inline: the pieces of a paragraph, each a (text, style), to be wrapped.
 
-_INLINE = re.compile(r"""
+_INLINE = _Pattern(r"""
     (?P<code>`+)
   | (?P<esc>\\[!-/:-@\[-`{-~])
   | (?P<soft>\n)
@@ -346,14 +363,14 @@ _INLINE = re.compile(r"""
   | (?P<html><!--(?:[^-]|-(?!->)){0,2000}-->|</?[A-Za-z][A-Za-z0-9-]{0,60}(?:\s{1,100}[A-Za-z_:][\w.:-]{0,100}(?:\s*=\s*(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^\s"'=<>`]{1,1000}))?){0,50}\s{0,100}/?>)
   | (?P<entity>&(?:\#[0-9]{1,7}|\#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)
 """, re.VERBOSE)
-_DESTINATION = re.compile(
+_DESTINATION = _Pattern(
     r"""\([ \t\n]*(?:<([^<>\n]{0,2000})>|((?:[^\s()\\]|\\.){0,2000}(?:\((?:[^\s()\\]|\\.){0,2000}\)(?:[^\s()\\]|\\.){0,2000}){0,10}))"""
     r"""(?:[ \t\n]+(?:"[^"]{0,1000}"|'[^']{0,1000}'|\([^()]{0,1000}\)))?[ \t\n]*\)""")
-_REF_LINK = re.compile(r"\[((?:[^\]\\\n]|\\.){0,999})\]")
-_SPECIAL = re.compile(r"[`\\\n\r*_~!\[\]<&]")  # where a token may start: searched for first, as plain text is most
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
-_SPACES = re.compile(r"( +)")
+_REF_LINK = _Pattern(r"\[((?:[^\]\\\n]|\\.){0,999})\]")
+_SPECIAL = _Pattern(r"[`\\\n\r*_~!\[\]<&]")  # where a token may start: searched for first, as plain text is most
+_ESCAPED = _Pattern(r"\\([!-/:-@\[-`{-~])")
+_CONTROL = _Pattern(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_SPACES = _Pattern(r"( +)")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 

@@ -12,9 +12,8 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 
-from ..cluster import ClusterGuard, ClusterOptions
 from ..config import load_config
 from ..errors import Aborted, DemorunError, MissingRequirement
 from ..model import Kind, Plan, Step, Visibility
@@ -25,6 +24,7 @@ from .screen import DIM, Screen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:
+    from ..cluster import ClusterOptions
     from ..secrets import Redactor
     from .notes import Channel
 
@@ -32,15 +32,15 @@ if TYPE_CHECKING:
 TERMINAL_RESET = "\x1b[0m\x1b[?25h"
 # Steps the opening may show or pass over: none needs the shell (NOTE is the notes terminal's).
 _TEXT = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR, Kind.NOTE})
-PRESENT_CLUSTER = ClusterOptions(isolate=False, cleanup=False)  # present's defaults: no --isolate, no cleanup
 
 
 def run_present(file: str, args: list[str], *, speed: float | None, start_at: str | None,
                 record: str | None, timeout: float | None, no_init: bool,
-                cluster: ClusterOptions = PRESENT_CLUSTER,
+                cluster: ClusterOptions | None = None,
                 notes: str | None = None, timings: str | None = None) -> int:
     """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted.
 
+    `cluster`: --requires, --kubeconfig and --isolate (None: none given, so no cluster guard);
     `notes`: a terminal for the presenter's channel; `timings`: None, "" to print them at the end,
     or a path to write them as JSON too.
     """
@@ -48,7 +48,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
     plan = load_plan(file, no_init=no_init)
     config = load_config(file)
-    missing = missing_requirements(plan, cluster.requires, config)
+    missing = missing_requirements(plan, cluster.requires if cluster else (), config)
     if missing:
         raise MissingRequirement(f"{file}: not presented: {missing.message()}")
     start = 0
@@ -75,9 +75,13 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
         channel = NotesChannel(screen, notes, file, clock)
     redact: Redactor | None = None
+    guard = nullcontext()
+    if cluster is not None:
+        from ..cluster import ClusterGuard
+
+        guard = ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice)
     try:
-        with ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice) as guard, \
-                _ending_signals(), Keyboard(sys.stdin.fileno()) as keys:
+        with guard as entered, _ending_signals(), Keyboard(sys.stdin.fileno()) as keys:
             if not start:
                 start = show_opening(plan, screen, clock)
             # The shell, the engine and the checker: loaded while the audience reads the opening.
@@ -86,7 +90,8 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
             channel = channel or Channel(screen)
             code, redact = run_show(plan, args, config, screen=screen, keys=keys, channel=channel, clock=clock,
-                                    guard_env=guard.env, size=size, speed=speed, start=start, timeout=timeout)
+                                    guard_env=entered.env if entered else {}, size=size, speed=speed,
+                                    start=start, timeout=timeout)
     finally:
         _restore_terminal(screen)
         if recorder:
