@@ -116,3 +116,13 @@ def test_two_wrong_commands_never_make_a_right_plan(first):
     closers = ["}", "fi", ")", "done", "esac", "} }", "fi; }"]
     for second in closers:
         assert all(check_syntax([first, "echo between", second])[i] is not None for i in (0, 2)), second
+
+
+@pytest.mark.parametrize("name", ["bash", "sh", "no-such-program-here", "", ".", "/bin/sh", "/bin",
+                                  "./runner/__main__.py", ".venv/bin/python"])
+def test_on_path_finds_programs_as_shutil_which_does(name):
+    import shutil
+
+    from runner.parse.bash_syntax import on_path
+
+    assert on_path(name) == shutil.which(name)

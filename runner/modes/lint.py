@@ -1,13 +1,11 @@
 """`demorun lint`: problems in workshops, one line each with file:line, severity and a code."""
 from __future__ import annotations
 
-import shutil
-
 from ..discover import find_workshops
 from ..errors import ParseError
 from ..model import Finding, Kind, Plan, Severity, SourceLoc
 from ..parse import parse_workshop
-from ..parse.bash_syntax import check_syntax_located
+from ..parse.bash_syntax import check_syntax_located, on_path
 from ..parse.directives import KNOWN_NAMES
 from ..parse.migration import (
     migration_findings,
@@ -42,7 +40,7 @@ def _unknown_name_findings(plans: list[Plan]) -> list[Finding]:
             if name in seen:
                 continue
             seen.add(name)
-            if shutil.which(name):
+            if on_path(name):
                 continue
             hint = next((f" (did you mean '@{known}'?)" for known in sorted(KNOWN_NAMES)
                          if known.lower() == name.lower()), "")
