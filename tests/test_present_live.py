@@ -413,3 +413,17 @@ def test_keys_reach_interactive_commands(present):
     term.wait_text("hello, Ada")
     term.keys("Q")
     assert term.finished()[0] == 0
+
+
+def test_escape_sequences_in_the_workshop_are_shown_not_obeyed(present):
+    term = present("escapes.md", *FAST)
+    shown = term.wait_for(lambda s: "$ echo" in s and s.rstrip().endswith('"\\033\\007"'), "the typed command")
+    title = term.tmux("display-message", "-p", "-t", "t", "#{pane_title}")
+    assert "TITLE" not in title and "OWNED" not in title, title
+    for text in ("^[]2;PROSE-TITLE^G", "^[[2J a clear and ^[]2;OWNED^G", "^[]2;COMMENT-TITLE^G",
+                 "^[]2;TYPED-TITLE^G"):
+        assert text in shown, shown
+    term.keys("Enter")
+    term.wait_text("typed ]2;TYPED-TITLE out")  # the command itself got the bytes
+    term.keys("Q")
+    assert term.finished()[0] == 0

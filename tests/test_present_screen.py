@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 
@@ -46,3 +47,28 @@ def test_any_write_of_the_show_erases_the_status_first():
     screen.show_status("catching up")
     screen.write("x")
     assert out.getvalue().endswith(b"catching up\r\x1b[K$ x")
+
+
+def test_workshop_text_the_screen_shows_never_reaches_the_terminal_raw():
+    out = io.BytesIO()
+    screen = Screen(out, color=True, width=60)
+    hostile = "x\x1b]2;owned\x07y \x1b[2J \x9b31m \x00"
+    screen.comment(hostile)
+    screen.printed(hostile)
+    screen.line(hostile)
+    screen.prompt()
+    screen.command(hostile)
+    screen.end_command()
+    screen.command(hostile, speed=1e9)
+    screen.show_status(hostile)
+    screen.page_input(hostile)
+    ours = re.compile(r"\x1b\[[0-9;]*m|\r\x1b\[K")  # colours, and a status line cleared in place
+    shown = ours.sub("", out.getvalue().decode())
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), repr(shown)
+    assert shown.count("^[]2;owned^G") == 7
+
+
+def test_a_commands_tabs_and_lines_are_kept():
+    out = io.BytesIO()
+    Screen(out, color=False, width=60).command("cat <<EOF\n\tindented\nEOF")
+    assert out.getvalue() == b"cat <<EOF\n\tindented\nEOF"

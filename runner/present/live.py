@@ -24,6 +24,7 @@ from ..verify.diff import diff_line_kind
 from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard, TypeAhead
 from .notes import Channel, Outline
 from .pager import OUTPUT_KEPT, show_in_pager
+from .prose import visible
 from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
 from .sections import find_section, sections
 from .start import show_text
@@ -269,11 +270,11 @@ class Show:
             self.screen.write(BOLD)
         try:
             for position, char in enumerate(text):
-                self.screen.write(char)
+                self.screen.write(visible(char))
                 key = self.keys.read(timeout=self.delay())
                 if key is None:
                     continue
-                self.screen.write(text[position + 1:])
+                self.screen.write(visible(text[position + 1:]))
                 if key == ENTER:
                     return False
                 if key != SPACE:
@@ -395,8 +396,8 @@ class Show:
             self.channel.tell("(every command so far went as written)")
             return
         width = self.screen.width - 1
-        lines = [self.screen.style(_cut(result.verdict.message, width), YELLOW)]
-        lines += [self.screen.style(_cut(line, width), *_DIFF_STYLE[diff_line_kind(line)])
+        lines = [self.screen.style(_cut(visible(result.verdict.message), width), YELLOW)]
+        lines += [self.screen.style(_cut(visible(line), width), *_DIFF_STYLE[diff_line_kind(line)])
                   for line in result.verdict.details]
         self.show_page(lines)
 
@@ -440,7 +441,7 @@ class Show:
             self.channel.tell("(no sections to go to)")
             return None
         width = self.screen.width - 1
-        lines = [_cut(f"{number:>3}  {section.title}", width) for number, section in enumerate(choices, 1)]
+        lines = [_cut(f"{number:>3}  {visible(section.title)}", width) for number, section in enumerate(choices, 1)]
         self.channel.page(["go to section:", *lines, ""])
         try:
             answer = self.read_line("number or title, RETURN to go, ESC cancels: ")

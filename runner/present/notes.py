@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import DemorunError
 from ..model import Kind, Plan, Visibility
 from ..timings import Timings, duration
+from .prose import visible
 from .screen import BOLD, DIM, RESET, YELLOW, Screen
 
 MESSAGES_KEPT = 8
@@ -216,32 +217,32 @@ class NotesChannel(Channel):
         out = [self._style(f"{os.path.basename(self.file)}  ·  {duration(time.monotonic() - self._started)}", BOLD)]
         p = self.position
         if p is not None:
-            where = f"section {p.section_number}/{p.sections}: {p.section}" if p.section_number else "(setup)"
+            where = f"section {p.section_number}/{p.sections}: {visible(p.section)}" if p.section_number else "(setup)"
             out.append(where)
             if p.next_command is not None:
-                out.append(f"step {p.step}/{p.steps}  next: " + p.next_command.splitlines()[0])
+                out.append(f"step {p.step}/{p.steps}  next: " + visible(p.next_command.splitlines()[0]))
             else:
                 out.append(f"no command left of {p.steps}")
             for note in p.notes:
-                out.append(self._style(f"▸ {note}", YELLOW))
+                out.append(self._style(f"▸ {visible(note)}", YELLOW))
         out.append("")
         current = self.timings.current()
         for s in self.timings.sections():
             mark = "▶ " if current is not None and s.title == current.title else "  "
-            out.append(f"{mark}{s.title}  {duration(s.total)} (commands {duration(s.commands)})")
+            out.append(f"{mark}{visible(s.title)}  {duration(s.total)} (commands {duration(s.commands)})")
         if self.page_lines:
             out.append("")
             out.extend(self.page_lines)
         if self.input is not None:
-            out.append(self.input)
+            out.append(visible(self.input))
         if self.progress_line is not None:
-            out.append(self.progress_line)
+            out.append(visible(self.progress_line))
         if self.messages:
             out.append("")
-            out.extend(self._style(m, DIM) for m in self.messages)
+            out.extend(self._style(visible(m), DIM) for m in self.messages)
         if self.ending:
             out.append("")
-            out.extend(self.ending)
+            out.extend(visible(line) for line in self.ending)
         return out
 
     def draw(self) -> None:

@@ -359,17 +359,23 @@ _INLINE = _Pattern(r"""
   | (?P<image>!\[)
   | (?P<open>\[)
   | (?P<close>\])
-  | (?P<auto><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]{0,2000}>|<[\w.!\#$%&'*+/=?^`{|}~-]{1,200}@[\w-]{1,200}(?:\.[\w-]{1,200}){0,20}>)
-  | (?P<html><!--(?:[^-]|-(?!->)){0,2000}-->|</?[A-Za-z][A-Za-z0-9-]{0,60}(?:\s{1,100}[A-Za-z_:][\w.:-]{0,100}(?:\s*=\s*(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^\s"'=<>`]{1,1000}))?){0,50}\s{0,100}/?>)
+  | (?P<auto><[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]{0,2000}>
+            |<[\w.!\#$%&'*+/=?^`{|}~-]{1,200}@[\w-]{1,200}(?:\.[\w-]{1,200}){0,20}>)
+  | (?P<html><!--(?:[^-]|-(?!->)){0,2000}-->
+            |</?[A-Za-z][A-Za-z0-9-]{0,60}
+             (?:\s{1,100}[A-Za-z_:][\w.:-]{0,100}
+                (?:\s*=\s*(?:"[^"]{0,1000}"|'[^']{0,1000}'|[^\s"'=<>`]{1,1000}))?){0,50}
+             \s{0,100}/?>)
   | (?P<entity>&(?:\#[0-9]{1,7}|\#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)
 """, re.VERBOSE)
 _DESTINATION = _Pattern(
-    r"""\([ \t\n]*(?:<([^<>\n]{0,2000})>|((?:[^\s()\\]|\\.){0,2000}(?:\((?:[^\s()\\]|\\.){0,2000}\)(?:[^\s()\\]|\\.){0,2000}){0,10}))"""
+    r"""\([ \t\n]*(?:<([^<>\n]{0,2000})>"""
+    r"""|((?:[^\s()\\]|\\.){0,2000}(?:\((?:[^\s()\\]|\\.){0,2000}\)(?:[^\s()\\]|\\.){0,2000}){0,10}))"""
     r"""(?:[ \t\n]+(?:"[^"]{0,1000}"|'[^']{0,1000}'|\([^()]{0,1000}\)))?[ \t\n]*\)""")
 _REF_LINK = _Pattern(r"\[((?:[^\]\\\n]|\\.){0,999})\]")
-_SPECIAL = _Pattern(r"[`\\\n\r*_~!\[\]<&]")  # where a token may start: searched for first, as plain text is most
+_SPECIAL = _Pattern(r"[`\\\n\r*_~!\[\]<&]")  # where a token may start: found first, as most text is plain
 _ESCAPED = _Pattern(r"\\([!-/:-@\[-`{-~])")
-_CONTROL = _Pattern(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_CONTROL = _Pattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline lay text out
 _SPACES = _Pattern(r"( +)")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
@@ -513,7 +519,7 @@ class _Renderer:
         inner = max(width - 2, 1)
         lines = [""]
         for source in code or [""]:
-            for row in _wrap_code(_visible(source.expandtabs(4).rstrip()), inner):
+            for row in _wrap_code(visible(source.expandtabs(4).rstrip()), inner):
                 shown = "".join(t for t, _ in row)
                 if self.color:
                     shown = " " + shown + " " * (inner - _cells(shown) + 1)
@@ -684,7 +690,7 @@ class _Renderer:
 
         for node in nodes:
             if isinstance(node, str):
-                pieces.append((_visible(node.replace("\t", " ")), current))
+                pieces.append((visible(node.replace("\t", " ").replace("\n", " ")), current))  # `&#10;` too
             elif isinstance(node, _Delimiter):
                 for style in node.closes:
                     toggle(style, -1)
@@ -693,7 +699,7 @@ class _Renderer:
                 for style in reversed(node.opens):
                     toggle(style, 1)
             elif node[0] == "code":
-                pieces.append((_visible(node[1]), now(CODE)))
+                pieces.append((visible(node[1]), now(CODE)))
             elif node[0] == "soft":
                 pieces.append((" ", current))
             elif node[0] == "hard":
@@ -702,7 +708,7 @@ class _Renderer:
                 toggle(LINK, 1)
             elif node[0] == "end":
                 toggle(LINK, -1)
-                pieces += [(" (", current), (_visible(node[1]), now(URL)), (")", current)]
+                pieces += [(" (", current), (visible(node[1]), now(URL)), (")", current)]
             elif node[0] == "kbd":
                 toggle(KBD, 1 if node[1] else -1)
             elif node[0] == "image":
@@ -777,8 +783,9 @@ def _layered(under: Style, over: Style) -> Style:
             over[5] if over[5] is not None else under[5], over[6] if over[6] is not None else under[6])
 
 
-def _visible(text: str) -> str:
-    """Control characters as `cat -v` shows them: the terminal acts on none of the workshop's bytes."""
+def visible(text: str) -> str:
+    """Control characters (but tab and newline) as `cat -v` shows them: whatever of the workshop's
+    text the presenter shows, the terminal acts on none of its bytes."""
     if text.isprintable() or not _CONTROL.search(text):
         return text
     return _CONTROL.sub(_caret, text)

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 
 from . import prose
+from .prose import visible
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ class Screen:
     def show_status(self, text: str) -> None:
         """One line for the presenter in place of the cursor's row, until clear_status or a key."""
         self._status = text
-        self._private("\r\x1b[K" + self.style(_cut(text, self.width - 1), DIM))
+        self._private("\r\x1b[K" + self.style(_cut(visible(text), self.width - 1), DIM))
 
     def clear_status(self) -> None:
         """The row under a status line as it was; the audience's screen has not moved."""
@@ -121,7 +122,7 @@ class Screen:
 
     def page_input(self, text: str) -> None:
         """The line being typed at the bottom of a page."""
-        self._private("\r\x1b[K" + _cut(text, self.width - 1))
+        self._private("\r\x1b[K" + _cut(visible(text), self.width - 1))
 
     def close_page(self) -> None:
         if self._paged:
@@ -150,9 +151,10 @@ class Screen:
             self.write("\n")
 
     def line(self, text: str = "", *codes: str) -> None:
-        """A line of our own text."""
+        """A line of our own text, or of the workshop's (commentary, @print): its control
+        characters are shown, never acted on (prose.visible)."""
         self.newline_if_needed()
-        self.write(self.style(text, *codes) + "\n")
+        self.write(self.style(visible(text), *codes) + "\n")
 
     def prose(self, markdown: str) -> None:
         """Markdown rendered for the terminal at its width (headings, emphasis, code, lists, links)."""
@@ -178,7 +180,9 @@ class Screen:
         """Show a command after the prompt, typed at `speed` characters a second (None: at once).
 
         `interrupted` is polled between keystrokes so a presenter can finish the typing early.
+        Control characters in it are shown, not acted on: bash gets them, the terminal does not.
         """
+        text = visible(text)
         if not speed:
             self.write(self.style(text, BOLD))
             return

@@ -20,6 +20,7 @@ from ..model import Kind, Plan, Step, Visibility
 from ..modes.setup import load_plan, missing_requirements
 from ..timings import Timings, check_writable
 from .keys import Keyboard
+from .prose import visible
 from .screen import DIM, Screen
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
@@ -106,7 +107,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     if timings is not None:
         if not notes:  # after the show, and outside the recording: for the presenter
             for line in clock.table(screen.width):
-                screen.out.write(screen.style(line, DIM).encode() + b"\n")
+                screen.out.write(screen.style(visible(line), DIM).encode() + b"\n")
             screen.out.flush()
         if timings:
             clock.write(timings)
