@@ -48,7 +48,12 @@ def compare_output(expected: Sequence[str], actual: str, *, mode: str = "auto", 
         return compare_exact(exp, act, canon_for(all_masks, builtin=False))
     canon = canon_for(all_masks)
     exp_canon = canon_for(all_masks, loose=True)
+    tabbed = exp is not exp_tabs
     exp, act = _without_progress(exp), _without_progress(act)
+    if tabbed:
+        exp_tabs, act_tabs = _without_progress(exp_tabs), _without_progress(act_tabs)
+    else:
+        exp_tabs, act_tabs = exp, act
     if mode == "contains":
         return compare_contains(exp, act, canon, exp_canon)
     if mode == "unordered":
@@ -61,7 +66,7 @@ def compare_output(expected: Sequence[str], actual: str, *, mode: str = "auto", 
             pass  # nested too deep to walk: compared as text below
         else:
             return None if found is None or text_matches(exp, act, canon, exp_canon) else found
-    return _compare_auto(_without_progress(exp_tabs), _without_progress(act_tabs), exp, act, canon, exp_canon,
+    return _compare_auto(exp_tabs, act_tabs, exp, act, canon, exp_canon,
                          VOLATILE_COLUMNS | frozenset(options.volatile_columns))
 
 

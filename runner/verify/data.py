@@ -14,9 +14,10 @@ _DECODER = json.JSONDecoder()
 
 def json_documents(lines: Sequence[str]) -> list | None:
     """The JSON documents the lines hold one after another (`jq` prints several), or None when they are not JSON."""
-    text = "\n".join(lines).strip()
-    if not text or text[0] not in "{[":
+    first = next((line.lstrip() for line in lines if line.strip()), "")
+    if not first or first[0] not in "{[":  # most output is no JSON: said without joining it
         return None
+    text = "\n".join(lines).strip()
     docs, at = [], 0
     try:
         while at < len(text):

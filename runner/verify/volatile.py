@@ -299,20 +299,16 @@ class Canon:
         Cells that rarely repeat (addresses, generated names) come in the
         thousands in a big table: those are rewritten by passes over all of them.
         """
-        cache = self._cache
-        out = list(map(cache.get, cells))
-        if None not in out:
+        out = list(map(self._cache.get, cells))
+        missing = out.count(None)
+        if not missing:
             return out
-        distinct = dict.fromkeys(cells)
-        if len(distinct) == len(cells) and out.count(None) == len(cells) and self._fast and len(cells) >= _BULK:
-            return self._bulk(list(cells))  # every cell new and different (names, addresses)
-        fresh = [s for s in distinct if s not in cache]
-        if not self._fast or len(fresh) < _BULK:
+        if not self._fast or missing < _BULK:
             return self.many(cells)
-        found = dict(zip(fresh, self._bulk(fresh)))
-        if len(found) < len(distinct):
-            found.update((s, cache[s] if s in cache else self.one(s)) for s in distinct if s not in found)
-        return list(map(found.__getitem__, cells))
+        if missing == len(out):
+            return self._bulk(cells)
+        done = iter(self._bulk([cell for cell, found in zip(cells, out) if found is None]))
+        return [found if found is not None else next(done) for found in out]
 
     def shapes(self, cells: Sequence[str]) -> list[str]:
         """`shape` of each cell's canonical form (a volatile column), remembered by the cell's text."""
@@ -338,7 +334,7 @@ class Canon:
                 self._shapes[cell] = done
         return done
 
-    def _bulk(self, cells: list[str]) -> list[str]:
+    def _bulk(self, cells: Sequence[str]) -> list[str]:
         """Canonical forms of many cells, the fast forms a sample of them shows found in passes over all.
 
         Exactly what `one` gives each: a cell a pass rewrote is one `_quick`
