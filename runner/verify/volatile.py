@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import islice, pairwise
 
 from ..errors import ParseError
 
@@ -35,6 +35,10 @@ class ValueKind:
 
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_LOWER = re.compile(r"[a-z]")
+
+
+_INNER_CAPITAL = re.compile(r"(?<=[A-Za-z0-9])[A-Z]")
 
 
 def _random_token(m: re.Match[str]) -> bool:
@@ -42,8 +46,10 @@ def _random_token(m: re.Match[str]) -> bool:
     text = m.group()
     if text.startswith("/"):
         return False
-    inner_capitals = sum(1 for a, b in pairwise(text) if b.isupper() and a.isalnum())
-    if inner_capitals < 2 or not any(c.islower() for c in text):
+    if text.isascii():  # the test below, in C: a token can be megabytes long
+        if len(list(islice(_INNER_CAPITAL.finditer(text), 2))) < 2 or not _LOWER.search(text):
+            return False
+    elif sum(1 for a, b in pairwise(text) if b.isupper() and a.isalnum()) < 2 or not any(c.islower() for c in text):
         return False
     words = _WORDS.findall(text)
     return sum(map(len, words)) < 3 * len(words)
@@ -208,6 +214,7 @@ _QUICK = re.compile(
     rf"|(?P<pod>{_FAST_PREFIX})-(?:[{_SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{_HASH}]{{8,10}}-)[{_SAFE}]{{5}}"
     rf"|(?P<suffix>{_FAST_PREFIX})-(?=[2-9]*[b-z])[{_SAFE}]{{5}}"
     rf"|(?P<replicaset>{_FAST_PREFIX})-(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{_HASH}]{{8,10}}")
+_QUICK_LONGEST = 256  # a longer cell is no common value, and the names' regex would go back over all of it
 # What each form becomes: the cell itself (None), a marker, or the stable part, a dash and a marker.
 _QUICK_MARK = {"same": None, "ipv4": _KIND_MARK["ipv4"], "duration": _KIND_MARK["duration"],
                "restarts": _RESTARTS_MARK}
@@ -216,7 +223,7 @@ _QUICK_NAME = {kind: "-" + _KIND_MARK[kind] for kind in ("pod", "suffix", "repli
 
 def _quick(item: str) -> str | None:
     """The canonical form of a cell that is one common value, or None to run every kind."""
-    m = _QUICK.fullmatch(item)
+    m = _QUICK.fullmatch(item) if len(item) <= _QUICK_LONGEST else None
     if m is None:
         return None if item else item
     kind = m.lastgroup
@@ -346,7 +353,7 @@ class Canon:
         forms = {m.lastgroup for m in map(_QUICK.fullmatch, cells[::step]) if m is not None}
         wanted = set().union(*(_PASSES_FOR.get(form, ()) for form in forms))
         if not wanted:
-            return list(map(self.one, cells))
+            return self.many(cells)
         text = "\n" + "\n".join(cells) + "\n"
         taken = bad = 0
         for kind, pattern, mark in _BULK_PASSES:
@@ -356,11 +363,13 @@ class Canon:
         if taken and wanted != {"ipv4"}:
             text, bad = _BAD_STEM.subn("\n\0", text)
         if sum(map(text.count, _PASS_MARKS)) != taken + bad:
-            return list(map(self.one, cells))
+            return self.many(cells)
         done = text[1:-1].split("\n")
         if taken < len(cells) or bad:
-            unique, one = _UNIQUE, self.one
-            done = [d if d and d[-1] in unique and d[0] != "\0" else one(c) for c, d in zip(cells, done)]
+            unique = _UNIQUE
+            left = [i for i, d in enumerate(done) if not d or d[-1] not in unique or d[0] == "\0"]
+            for i, d in zip(left, self.many([cells[i] for i in left])):
+                done[i] = d
         return done
 
     def all(self, items: Sequence[str]) -> list[str]:
