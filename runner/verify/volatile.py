@@ -254,7 +254,7 @@ _SAMPLE = 8  # cells whose forms choose the passes
 # pattern, replacement, a cheap pre-test (None: always run), whether to run on each string alone
 _Step = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]", "Callable[[str], bool] | None", bool]
 _UNIQUE = {_KIND_MARK[k] for k in ("ipv4", "pod", "replicaset", "suffix")}
-_CACHE_LIMIT = 20_000  # distinct cells remembered per canonicaliser: enough for repeated cells, bounded memory
+_CACHE_LIMIT = 20_000  # distinct cells remembered per canonicaliser (then forgotten all at once): bounded memory
 
 
 class Canon:
@@ -280,15 +280,15 @@ class Canon:
 
     def one(self, item: str) -> str:
         """The canonical form of one string without newlines, remembered for the cells that repeat."""
-        done = self._cache.get(item)
+        cache = self._cache
+        done = cache.get(item)
         if done is None:
             done = _quick(item) if self._fast else None
             if done is None:
                 done = self._rewrite(item)
-            elif done and done[-1] in _UNIQUE:
-                return done  # names and addresses rarely repeat and are cheap to work out again: not kept
-            if len(self._cache) < _CACHE_LIMIT:
-                self._cache[item] = done
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()  # the values seen lately are the ones that come again
+            cache[item] = done
         return done
 
     def many(self, items: Sequence[str]) -> list[str]:
@@ -334,11 +334,13 @@ class Canon:
 
     def shaped(self, cell: str) -> str:
         """`shape` of one cell's canonical form, remembered by the cell's text."""
-        done = self._shapes.get(cell)
+        shapes = self._shapes
+        done = shapes.get(cell)
         if done is None:
             done = shape(self.one(cell))
-            if len(self._shapes) < _CACHE_LIMIT:
-                self._shapes[cell] = done
+            if len(shapes) >= _CACHE_LIMIT:
+                shapes.clear()
+            shapes[cell] = done
         return done
 
     def _bulk(self, cells: Sequence[str]) -> list[str]:
