@@ -99,7 +99,7 @@ def main() -> int:
         shown = interleaved({
             "demosh": lambda: first_screen([demosh, "--no-blurb", "show.md"], folder),
             "demorun": lambda: first_screen([*DEMORUN, "present", "show.md"], folder),
-        }, max(3, args.rounds // 3))
+        }, args.rounds)
     figures.ratio("demorun present / demosh, first screen, ms", shown["demorun"] * 1000, shown["demosh"] * 1000, 1.5)
     return figures.done()
 
