@@ -36,8 +36,6 @@ class ValueKind:
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _LOWER = re.compile(r"[a-z]")
-
-
 _INNER_CAPITAL = re.compile(r"(?<=[A-Za-z0-9])[A-Z]")
 
 
@@ -327,10 +325,12 @@ class Canon:
         canonical = self.column(fresh)
         by_canonical = {c: shape(c) for c in dict.fromkeys(canonical)}
         found = dict(zip(fresh, map(by_canonical.__getitem__, canonical)))
-        if len(known) + len(found) <= _CACHE_LIMIT:
+        out = [done if done is not None else found[cell] for done, cell in zip(out, cells)]
+        if len(known) + len(found) > _CACHE_LIMIT:
+            known.clear()
+        if len(found) <= _CACHE_LIMIT:
             known.update(found)
-            return list(map(known.__getitem__, cells))
-        return [found[s] if s in found else known[s] for s in cells]
+        return out
 
     def shaped(self, cell: str) -> str:
         """`shape` of one cell's canonical form, remembered by the cell's text."""
@@ -349,10 +349,11 @@ class Canon:
         Exactly what `one` gives each: a cell a pass rewrote is one `_quick`
         reads the same way (addresses, generated names); any other cell, and
         a name whose stable part is not one, goes through `one`. Cells that
-        hold a marker or NUL themselves (never normalised output) all do.
+        hold a newline, a marker or NUL themselves (never normalised output's
+        cells) all do.
         """
         step = max(1, len(cells) // _SAMPLE)
-        forms = {m.lastgroup for m in map(_QUICK.fullmatch, cells[::step]) if m is not None}
+        forms = {m.lastgroup for cell in cells[::step] if len(cell) <= _QUICK_LONGEST and (m := _QUICK.fullmatch(cell))}
         wanted = set().union(*(_PASSES_FOR.get(form, ()) for form in forms))
         if not wanted:
             return self.many(cells)
@@ -364,9 +365,9 @@ class Canon:
                 taken += n
         if taken and wanted != {"ipv4"}:
             text, bad = _BAD_STEM.subn("\n\0", text)
-        if sum(map(text.count, _PASS_MARKS)) != taken + bad:
-            return self.many(cells)
         done = text[1:-1].split("\n")
+        if len(done) != len(cells) or sum(map(text.count, _PASS_MARKS)) != taken + bad:
+            return self.many(cells)
         if taken < len(cells) or bad:
             unique = _UNIQUE
             left = [i for i, d in enumerate(done) if not d or d[-1] not in unique or d[0] == "\0"]
