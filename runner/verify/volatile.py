@@ -243,7 +243,9 @@ _BULK_PASSES = (
 )
 _PASSES_FOR = {"ipv4": {"ipv4"}, "pod": {"pod"}, "suffix": {"pod", "suffix"}, "replicaset": {"replicaset"}}
 _NAME_MARKS = "".join(_KIND_MARK[kind] for kind in ("pod", "suffix", "replicaset"))
-_BAD_STEM = re.compile(rf"\n(?=[^\n]*[{_NAME_MARKS}]\n)(?!{_FAST_PREFIX}-[{_NAME_MARKS}]\n)")
+# Every cell but a stable part, a dash and a name's marker: names whose stable part is not one, and cells
+# no pass took (which go through `Canon.one` anyway).
+_BAD_STEM = re.compile(rf"\n(?!\Z|{_FAST_PREFIX}-[{_NAME_MARKS}]\n)")
 _PASS_MARKS = (*_NAME_MARKS, _KIND_MARK["ipv4"], "\0")
 _BULK = 64  # fresh cells from which passes over all of them beat a match per cell
 _SAMPLE = 8  # cells whose forms choose the passes
