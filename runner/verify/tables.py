@@ -65,9 +65,13 @@ def _events(titles: Sequence[str]) -> bool:
     return {"TYPE", "REASON", "MESSAGE"} <= {t.upper() for t in titles}
 
 
-@lru_cache(maxsize=1024)  # a workshop prints the same few headers again and again
 def _titles(line: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """The column titles of a header line and where they start, or None when it is not one."""
+    # A workshop prints the same few headers again and again; long lines are read afresh, not kept.
+    return _known_titles(line) if len(line) <= 1024 else _read_titles(line)
+
+
+def _read_titles(line: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     if "\t" in line:
         pieces = [p.strip() for p in line.split("\t")]
         if len(pieces) < 2 or not all(_TAB_TITLE.fullmatch(p) for p in pieces):
@@ -77,6 +81,9 @@ def _titles(line: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
         return None
     chunks = list(_CHUNK.finditer(line))
     return tuple(m.group() for m in chunks), tuple(m.start() for m in chunks)
+
+
+_known_titles = lru_cache(maxsize=1024)(_read_titles)
 
 
 def _placed(line: str, titles: Sequence[str]) -> tuple[tuple[str, ...], tuple[int, ...]]:

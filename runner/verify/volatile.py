@@ -254,6 +254,7 @@ _SAMPLE = 8  # cells whose forms choose the passes
 # pattern, replacement, a cheap pre-test (None: always run), whether to run on each string alone
 _Step = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]", "Callable[[str], bool] | None", bool]
 _UNIQUE = {_KIND_MARK[k] for k in ("ipv4", "pod", "replicaset", "suffix")}
+_CACHED_LONGEST = 4096
 _CACHE_LIMIT = 20_000  # distinct cells remembered per canonicaliser (then forgotten all at once): bounded memory
 
 
@@ -286,6 +287,8 @@ class Canon:
             done = _quick(item) if self._fast else None
             if done is None:
                 done = self._rewrite(item)
+            if len(item) > _CACHED_LONGEST:
+                return done  # a line of megabytes is not kept for a next time
             if len(cache) >= _CACHE_LIMIT:
                 cache.clear()  # the values seen lately are the ones that come again
             cache[item] = done
