@@ -282,8 +282,9 @@ def row_keys(rows: Sequence[str], starts: Sequence[int], canon: Canon, kinds: Se
 
     Built for big tables: a few thousand rows at a time, rows whose cells part
     at two or more spaces are split in one pass over their joined text, and
-    cells come from the canonical cache column by column, so only cells never
-    seen before cost Python work and no per-cell objects outlive their chunk.
+    each column is canonicalised as a whole (Canon.column: repeated cells from
+    the cache, new names and addresses in passes over all of them), so no
+    per-cell objects outlive their chunk. A short table goes row by row.
     """
     keys: list[str] = []
     for at in range(0, len(rows), CHUNK):
