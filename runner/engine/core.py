@@ -128,14 +128,6 @@ class Engine:
 
     def run_all(self) -> list[StepResult]:
         """The unattended walk for run and check: every step in order, only text shown."""
-        try:
-            self._walk_all()
-        finally:
-            if self.plan.shells and self.session.alive:
-                self._enter_shells(())  # the workshop ends in its own shell, where its EXIT trap is
-        return self.results
-
-    def _walk_all(self) -> None:
         for index, step, action in self.walk():
             if action is Action.RUN:
                 self.execute(index, step)
@@ -144,8 +136,9 @@ class Engine:
             elif action is Action.SHOW:
                 # Nobody is there to wait for, and clearing would hide history: @wait/@clear do nothing.
                 self.listener.on_text(step, self.expand(step) if step.kind is Kind.PRINT else step.text)
+        return self.results
 
-    # Nested shells (@$SHELL).
+    # Nested shells (@$SHELL): left again when the session closes (Session.close).
 
     def _in_ended_shell(self, step: Step) -> str | None:
         """Why a step of a nested workshop whose shell has exited is not run; None otherwise."""
