@@ -215,6 +215,8 @@ class Session:
     def leave_shell(self) -> None:
         """Ends the innermost nested bash with `exit`, so its EXIT trap runs; killed if it refuses."""
         bash = self._ready()
+        if not self._shells:  # getting to a prompt took a fresh shell: the nested ones are gone
+            return
         _, pid = self._shells[-1]
         for _attempt in range(2):  # bash refuses the first `exit` while it has stopped jobs
             try:
