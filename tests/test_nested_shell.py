@@ -137,6 +137,11 @@ def test_variables_and_functions_go_down_but_never_back_up(demorun, workshop, tm
     assert f"## demo unset {tmp_path.name}" in Path(main).read_text()
 
 
+def _caller_with_exit_trap(workshop, log: Path, calls: int) -> str:
+    """A workshop whose EXIT trap writes `caller-trap` to log, then calls sub.md `calls` times."""
+    return workshop(f"```bash\ntrap 'echo caller-trap >> {log}' EXIT\n```\n\n" + "<!-- @$SHELL sub.md -->\n" * calls)
+
+
 def test_each_call_gets_a_fresh_shell_and_every_exit_trap_runs(demorun, workshop, tmp_path):
     log = tmp_path / "traps.log"
     workshop(f"""
@@ -146,14 +151,7 @@ def test_each_call_gets_a_fresh_shell_and_every_exit_trap_runs(demorun, workshop
         trap 'echo sub-trap >> {log}' EXIT
         ```
         """, "sub.md")
-    main = workshop(f"""
-        ```bash
-        trap 'echo caller-trap >> {log}' EXIT
-        ```
-
-        <!-- @$SHELL sub.md -->
-        <!-- @$SHELL sub.md -->
-        """)
+    main = _caller_with_exit_trap(workshop, log, calls=2)
     result = demorun("run", "-v", main)
     assert result.exit_code == 0, result.output
     assert result.output.count("sub saw none") == 2
@@ -187,7 +185,34 @@ def test_an_exit_two_levels_down_ends_only_the_innermost(demorun, workshop):
     assert "inner.md:2: exit status 3, expected 0" in result.output
 
 
-def test_a_timeout_in_the_nested_shell_interrupts_the_command_not_the_shell(demorun, workshop):
+def test_a_hook_that_ends_the_nested_shell_ends_that_workshop(demorun, workshop):
+    workshop("""
+        <!-- @hook leave LEAVE -->
+
+        ```bash
+        echo first
+        ```
+
+        <!-- @leave -->
+
+        ```bash
+        echo "never in the caller's shell"
+        ```
+        """, "sub.md")
+    main = workshop("""
+        <!-- @$SHELL sub.md -->
+
+        ```bash
+        echo "caller after"
+        ```
+        """)
+    result = demorun("run", "-v", main, env={"DEMO_HOOK_LEAVE": "exit 5"})
+    assert result.exit_code == 0, result.output
+    assert "caller after" in result.output
+    assert "never in the caller's shell" not in result.output
+
+
+def test_a_timeout_in_or_after_the_nested_shell_interrupts_the_command_not_the_shell(demorun, workshop):
     workshop("""
         ```bash
         KEPT=yes
@@ -199,10 +224,18 @@ def test_a_timeout_in_the_nested_shell_interrupts_the_command_not_the_shell(demo
         """, "sub.md")
     main = workshop("""
         <!-- @$SHELL sub.md -->
+
+        ```bash
+        CALLER_KEPT=yes
+        #@timeout 1s
+        while :; do :; done
+        echo "caller kept $CALLER_KEPT"
+        ## caller kept yes
+        ```
         """)
-    result = demorun("check", main)
-    assert "2 passed, 1 failed" in result.output, result.output
-    assert "timed out after 1s (interrupted)" in result.output
+    result = demorun("check", main)  # back in the caller, its own bash is the one interrupted
+    assert "4 passed, 2 failed" in result.output, result.output
+    assert result.output.count("timed out after 1s (interrupted)") == 2
     assert "restarted" not in result.output
 
 
@@ -241,13 +274,7 @@ def test_sigterm_in_a_nested_command_runs_both_exit_traps(workshop, tmp_path):
         echo started > {tmp_path}/started; sleep 60
         ```
         """, "sub.md")
-    main = workshop(f"""
-        ```bash
-        trap 'echo caller-trap >> {log}' EXIT
-        ```
-
-        <!-- @$SHELL sub.md -->
-        """)
+    main = _caller_with_exit_trap(workshop, log, calls=1)
     run = subprocess.Popen([sys.executable, "-m", "runner", "check", main], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)})
     deadline = time.monotonic() + 30

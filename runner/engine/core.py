@@ -205,6 +205,8 @@ class Engine:
             if outcome.status != 0:
                 self.listener.on_notice(step.loc,
                                         f"hook DEMO_HOOK_{step.hook_var} exited with status {outcome.status}")
+            if step.nested:  # a hook that ends its nested shell ends that workshop, as a command would
+                self._nested_ended(step)
 
     def expand(self, step: Step) -> str:
         """The text of a @print step with ${VAR} expanded in the session."""

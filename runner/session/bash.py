@@ -550,20 +550,6 @@ class Bash:
         self.shell_pid = pid
         return pid
 
-    def nested_gone(self, pid: int) -> bool:
-        """The nested bash `pid` has exited; its caller reaps it before printing its own prompt."""
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
-
-    def back_to(self, pid: int) -> None:
-        """The nested bash at the prompt ended: `pid` (its caller) is the shell at the prompt again."""
-        self.shell_pid = pid
-
     # Handing the terminal to a person.
 
     def hand_over(self, stdin_fd: int, show: Callable[[bytes], None]) -> None:

@@ -116,7 +116,7 @@ def _signal(pid: int, sig: int) -> bool:
     return True
 
 
-def _gone(pid: int) -> bool:
+def gone(pid: int) -> bool:
     """Exited: no such process, or a zombie waiting for its parent."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -147,7 +147,7 @@ def wait_gone(pids: list[int], timeout: float) -> list[int]:
             poller.register(fd, select.POLLIN)
         deadline = time.monotonic() + timeout
         while True:
-            watched = [pid for pid in watched if not _gone(pid)]
+            watched = [pid for pid in watched if not gone(pid)]
             if not handles and not watched:
                 break
             left = deadline - time.monotonic()

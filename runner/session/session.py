@@ -140,6 +140,7 @@ class Session:
         self.keys_filter: Callable[[bytes, Callable[[], bool]], bytes] | None = None
         processes.become_subreaper()  # so cleanup can still find daemons that dropped every tie
         self._shells: list[tuple[int, int]] = []  # nested bashes (@$SHELL): (scope, pid), innermost last
+        self._ended: list[int] = []  # scopes whose nested bash exited by itself, not yet asked for
         self._bash = self._spawn(self._cwd)
 
     def __enter__(self) -> Session:
@@ -224,22 +225,31 @@ class Session:
             except SessionError:
                 if not bash.alive:
                     raise
-            if bash.nested_gone(pid):
+            if processes.gone(pid):
                 break
         else:
             processes.kill_all([pid])
             bash.sync(interrupt=False)
-        self._shells.pop()
-        bash.back_to(self._shells[-1][1] if self._shells else bash.pid)
+        self._pop_shell()
 
     def shells_ended(self) -> tuple[int, ...]:
         """The scopes whose nested bash ended by itself (`exit`, `set -e`, a kill) since the last ask."""
-        ended: list[int] = []
-        bash = self._bash
-        while self._shells and bash.alive and bash.nested_gone(self._shells[-1][1]):
-            ended.append(self._shells.pop()[0])
-            bash.back_to(self._shells[-1][1] if self._shells else bash.pid)
-        return tuple(ended)
+        ended, self._ended = tuple(self._ended), []
+        return ended
+
+    def _pop_shell(self) -> int:
+        """The innermost nested bash is gone: its caller is the shell at the prompt again."""
+        scope, _ = self._shells.pop()
+        self._bash.shell_pid = self._shells[-1][1] if self._shells else self._bash.pid
+        return scope
+
+    def _left_shells(self) -> bool:
+        """After a command: pops the nested bashes it ended (their callers reap them before their
+        own prompt, so they are gone by now); whether it ended any."""
+        count = len(self._ended)
+        while self._shells and self._bash.alive and processes.gone(self._shells[-1][1]):
+            self._ended.append(self._pop_shell())
+        return len(self._ended) > count
 
     def _ready(self) -> Bash:
         """The shell, alive and at its prompt; replaced (and the loss reported) if it cannot get there."""
@@ -308,7 +318,7 @@ class Session:
             self._restart()
         if reply.stuck or not (reply.started or reply.stage or reply.died or self._interrupted):
             self._reject(text, reply)
-        left_nested = bool(self._shells) and bash.alive and bash.nested_gone(self._shells[-1][1])
+        left_nested = bool(self._shells) and self._left_shells()
         return self._outcome(text, reply, duration, stopping, lost, jobs, reply.died or left_nested)
 
     def _outcome(self, text: str, reply: Reply, duration: float, stopping: bool, lost: bool,
