@@ -223,6 +223,12 @@ def test_getvar_and_variables(session):
         session.getvar("no such; rm -rf /")
 
 
+def test_variables_whatever_ifs_and_however_many(session):
+    out(session, 'for i in $(seq 5000); do printf -v "MANY_$i" %s "$i"; done; IFS=_; kept_=yes')
+    found = session.variables()  # bash lists its variables once, not once per initial letter
+    assert found["kept_"] == "yes" and found["MANY_5000"] == "5000"
+
+
 def test_functions_are_the_workshops_not_the_sessions_own(session):
     assert session.functions() == []
     out(session, "greet() { echo hi; }; function __dr_mine { :; }")

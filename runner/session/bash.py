@@ -531,7 +531,7 @@ class Bash:
         it. Returns its pid; from now on it is the shell at the prompt.
         """
         b, token = _B, secrets.token_hex(8)
-        definitions = (f"{b}compgen -v | while {b}read -r __dr_n; do case $__dr_n in {_OWN_VARIABLES}) ;; "
+        definitions = (f"{b}compgen -v | while IFS= {b}read -r __dr_n; do case $__dr_n in {_OWN_VARIABLES}) ;; "
                        f'*) {b}declare -p -- "$__dr_n" ;; esac; done 2>/dev/null; {b}declare -f')
         settings = _shell_settings(argv0, ()) + f"; {b}printf %s {token}"
         try:
