@@ -80,7 +80,7 @@ class FakeSession:
         self.restarts = False  # a hanging command costs the shell its state
         self.variable_reads = 0
 
-    def run(self, command, *, timeout=None, stop_after=None, on_output=None, interactive=False):
+    def run(self, command, *, timeout=None, stop_after=None, on_output=None, interactive=False, ahead=()):
         self.calls.append(Call(command, timeout, stop_after))
         if command.startswith("type -t"):
             return Outcome("", 1, 0.0)

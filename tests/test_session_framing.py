@@ -1,4 +1,5 @@
-"""The one-line framing against the framing it replaced: every workshop of demos/ and
+"""The one-line framing against the framing it replaced, and commands queued ahead in bash's
+input (run and check) against commands sent one at a time: every workshop of demos/ and
 tests/fixtures must come out the same, command by command."""
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 import runner.session.session as session_module
 from runner.engine import Engine, Policy
 from runner.errors import ParseError
-from runner.model import Plan, Step
+from runner.model import NO_MODIFIERS, Plan, Step
 from runner.parse import parse_workshop
 from runner.session import Session
 
@@ -38,20 +39,32 @@ def _quick(plan: Plan) -> Plan:
     """The plan with waits cut short, the same for both framings: retries off, time limits short."""
     def quick(step: Step) -> Step:
         m = step.modifiers
+        if m is NO_MODIFIERS:  # the session's default limit is LIMIT already
+            return step
         return dataclasses.replace(step, modifiers=dataclasses.replace(
             m, retry=None, timeout=min(m.timeout or LIMIT, LIMIT),
             stop_after=None if m.stop_after is None else min(m.stop_after, LIMIT / 2)))
     return dataclasses.replace(plan, steps=tuple(quick(s) for s in plan.steps))
 
 
-def outcomes(path: Path, folder: Path) -> list[tuple]:
-    """What each command of the workshop did; nothing for a file that is no workshop (a broken fixture)."""
+def outcomes(path: Path, folder: Path, read_ahead: bool = False, queued: list[str] | None = None) -> list[tuple]:
+    """What each command of the workshop did; nothing for a file that is no workshop (a broken fixture).
+
+    `queued` collects the commands the engine offered to queue behind the one it ran."""
     shutil.copytree(path.parent, folder)
     try:
         plan = _quick(parse_workshop(str(folder / path.name), no_init=True))
     except ParseError:
         return []
-    with Session(cwd=str(folder), default_timeout=LIMIT) as session:
+    with Session(cwd=str(folder), default_timeout=LIMIT, read_ahead=read_ahead) as session:
+        run = session.run
+
+        def counted(command, **options):
+            if queued is not None:
+                queued.extend(options.get("ahead", ()))
+            return run(command, **options)
+
+        session.run = counted
         results = Engine(plan, session, policy=Policy(default_timeout=LIMIT)).run_all()
 
     def same(text: str) -> str:
@@ -65,18 +78,21 @@ def outcomes(path: Path, folder: Path) -> list[tuple]:
             for r in results]
 
 
-@pytest.mark.slow  # every workshop twice, some waiting out their time limit: about a minute
+@pytest.mark.slow  # every workshop three times, some waiting out their time limit: about 90 s
 def test_framings_agree_on_every_workshop(tmp_path, monkeypatch):
     assert WORKSHOPS
-    compared = 0
+    compared, queued = 0, []
     for number, path in enumerate(WORKSHOPS):
         new = outcomes(path, tmp_path / f"new{number}" / "w")
+        ahead = outcomes(path, tmp_path / f"ahead{number}" / "w", read_ahead=True, queued=queued)
         with monkeypatch.context() as patch:
             patch.setattr(session_module, "_frame", two_line_frame)
             old = outcomes(path, tmp_path / f"old{number}" / "w")
         assert new == old, path
+        assert ahead == new, path
         compared += len(new)
     assert compared > 50
+    assert len(queued) > 50  # the comparison saw commands wait in bash's input
 
 
 def test_one_line_commands_go_as_one_line():

@@ -99,6 +99,9 @@ class ClusterTracker(Listener):
     def on_step_done(self, result: StepResult) -> None:
         self._claim(result.step.text)  # again: a name may be set by the same command
 
+    def uses_shell(self, step: Step) -> bool:
+        return "create" in step.text and any(_MENTION[p.tool].search(step.text) for p in self.providers)
+
     def _claim(self, text: str) -> None:
         if not any(_MENTION[p.tool].search(text) for p in self.providers) or "create" not in text:
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +26,7 @@ from ..model import (
     Step,
     StepResult,
     Verdict,
+    Visibility,
 )
 from ..secrets import Redactor, SecretTracker
 from ..session import Session
@@ -35,6 +37,11 @@ from .walk import Action, action_for, may_run, skip_reason
 
 # Per command, bash's complaint or None; one call for a whole plan.
 SyntaxCheck = Callable[[Sequence[str]], Sequence[str | None]]
+AHEAD_STEPS = 64  # how far the engine looks for commands the session may queue behind the running one
+# What makes queuing commands unsafe for a whole plan: aliases (one could turn a queued line into
+# the start of a longer command) and traps that see every command bash runs, the drain included.
+_UNQUEUEABLE = re.compile(r"\balias\b|\bDEBUG\b|functrace|extdebug|\bset\s+-[a-zA-Z]*T")
+_NO_SESSION = frozenset({Kind.PROSE, Kind.COMMENT, Kind.WAIT, Kind.CLEAR, Kind.NOTE})
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,18 @@ class Engine:
             if s.kind is Kind.COMMAND and s.expected is not None}
         # Most commands have no directive: their limits are the run's, resolved once.
         self._default_limits = timeouts.resolve(NO_MODIFIERS, policy.default_timeout)
+        # Which commands may wait in bash's input behind the one running (Session.run's `ahead`):
+        # those with nothing to do between them but run: known here per plan, and in _ahead as the
+        # run goes, for what it learns (the functions that make a command need secret reads).
+        self._plain: list[bool] = [False] * len(plan.steps)
+        if getattr(session, "read_ahead", False) and not any(
+                s.kind is Kind.COMMAND and _UNQUEUEABLE.search(s.text) for s in plan.steps):
+            uses_shell = self.listener.uses_shell
+            self._plain = [s.kind is Kind.COMMAND and s.modifiers is NO_MODIFIERS and not s.nested
+                           and not s.if_hooks and s.visibility is not Visibility.SKIP and i not in self.rejected
+                           and "stty" not in s.text and not uses_shell(s)
+                           for i, s in enumerate(plan.steps)]
+        self._horizon = len(plan.steps)  # the end of the walk under way: nothing past it is queued
         self._missing_warned: set[str] = set()
         self.results: list[StepResult] = []  # every command's result, skipped ones included, in order
         self.stopped_by: str | None = None  # why the commands still to come will not run
@@ -108,9 +127,13 @@ class Engine:
         return Action.SKIP
 
     def walk(self, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, Step, Action]]:
-        """The steps in [start, stop) a mode must act on, with what each asks for."""
+        """The steps in [start, stop) a mode must act on, with what each asks for.
+
+        Nothing past `stop` is queued in bash's input (see _ahead): a caller that walks part of a
+        plan (the pytest plugin, one test at a time) runs no command it did not ask for."""
         steps = self.plan.steps
-        for index in range(start, len(steps) if stop is None else stop):
+        self._horizon = len(steps) if stop is None else stop
+        for index in range(start, self._horizon):
             step = steps[index]
             action = self.decide(index, step)
             if action is not Action.SKIP:
@@ -278,6 +301,7 @@ class Engine:
             timeouts.resolve(modifiers, self.policy.default_timeout)
         self.secrets.before(index, self.session)
         retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
+        ahead = self._ahead(index) if self._plain[index] and not interactive else ()
         while True:
             try:
                 outcome = self.session.run(
@@ -287,6 +311,7 @@ class Engine:
                     stop_after=limits.stop_after,
                     on_output=lambda chunk: self.listener.on_output(step, chunk),
                     interactive=interactive,
+                    ahead=ahead,
                 )
             except CommandRejected as exc:
                 return self._rejected(step, self._reason(step, exc)), None
@@ -298,6 +323,33 @@ class Engine:
                 return verdict, outcome
             self.listener.on_notice(step.loc, f"{verdict.message}; retrying in {limits.retry_every:g}s")
             time.sleep(limits.retry_every)
+
+    def _ahead(self, index: int) -> list[str]:
+        """The commands after `index` the walk will run next with nothing else asked of the session
+        in between, unless one fails: only prose and pauses lie between them, none needs a secret
+        read, and when a failure stops the run, none but the last can fail with status 0 (by its
+        output, in check --fail-fast). Asked only when the session has nothing queued already."""
+        if not self._plain[index] or self.session.queued or not self.secrets.quiet(index) \
+                or self._fails_quietly(index):
+            return []
+        steps, plain, quiet = self.plan.steps, self._plain, self.secrets.quiet
+        found: list[str] = []
+        for later in range(index + 1, min(self._horizon, index + 1 + AHEAD_STEPS)):
+            step = steps[later]
+            if step.kind is Kind.COMMAND:
+                if not (plain[later] and quiet(later)):
+                    break
+                found.append(step.text)
+                if self._fails_quietly(later):
+                    break
+            elif step.kind not in _NO_SESSION:
+                break
+        return found
+
+    def _fails_quietly(self, index: int) -> bool:
+        """A stopping run ends after this command even when it exits 0 (its output differs), where
+        bash would already have gone on to what was queued behind it."""
+        return not self.policy.keep_going and self._judged.get(index, self.plan.steps[index]).expected is not None
 
     @staticmethod
     def _rejected(step: Step, reason: str) -> Verdict:

@@ -24,6 +24,11 @@ class Listener:
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         """Something worth a warning that does not fail the run."""
 
+    def uses_shell(self, step: Step) -> bool:
+        """Whether hearing of this command asks the session something (then no later command may
+        wait in bash's input while it runs: the answer must be the shell's state right after it)."""
+        return False
+
 
 class Broadcast(Listener):
     """Several listeners heard as one, in the order given."""
@@ -53,3 +58,6 @@ class Broadcast(Listener):
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         for listener in self.listeners:
             listener.on_notice(loc, message)
+
+    def uses_shell(self, step: Step) -> bool:
+        return any(listener.uses_shell(step) for listener in self.listeners)

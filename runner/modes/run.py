@@ -138,7 +138,8 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         running = lambda: str(live[0].current.loc) if live and live[0].current else None  # noqa: E731
         with interrupts(lambda: live[0].session if live else None, where=running), \
                 ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
-                open_session(file, args, config, timeout=limit, extra_env=guard.env) as session:
+                open_session(file, args, config, timeout=limit, extra_env=guard.env,
+                             read_ahead=not (speed or record or clock)) as session:
             guard.attach(session)
             listeners = [progress, listener, *guard.listeners] + ([] if clock is None else [TimingListener(clock)])
             engine = Engine(plan, session, listeners=listeners, policy=Policy(

@@ -55,16 +55,19 @@ def effective_timeout(cli_timeout: float | None, config: Config) -> float:
 
 
 def open_session(file: str, args: list[str], config: Config, *, timeout: float,
-                 cols: int = 80, rows: int = 24, unattended: bool = True,
+                 cols: int = 80, rows: int = 24, unattended: bool = True, read_ahead: bool | None = None,
                  extra_env: Mapping[str, str] | None = None) -> Session:
     """One bash for the workshop, started in the workshop's own folder so relative paths work.
 
-    A live show keeps the presenter's pagers; unattended runs turn them off.
+    A live show keeps the presenter's pagers; unattended runs turn them off, and their commands
+    can wait in bash's input behind the running one (nobody types into the shell), unless
+    `read_ahead` is False (a replay paced for an audience, or timed section by section).
     `extra_env` is what the run adds on top of the configuration (an isolated KUBECONFIG).
     """
     from ..session import Session
 
     env = {**config.env, **(extra_env or {})}
-    return Session(cwd=str(Path(file).resolve().parent), env=env, argv0=file,
-                   args=args, cols=cols, rows=rows, default_timeout=timeout, unattended=unattended)
+    return Session(cwd=str(Path(file).resolve().parent), env=env, argv0=file, args=args, cols=cols,
+                   rows=rows, default_timeout=timeout, unattended=unattended,
+                   read_ahead=unattended if read_ahead is None else read_ahead)
 

@@ -20,7 +20,7 @@ STARTED, CONTINUE, ENDED, DONE, LEFT = b"S", b"C", b"E", b"D", b"L"
 OUTPUT = b""
 _KINDS = frozenset(b"SCEDL")
 _OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
-_MAX_PAYLOAD = 16
+_MAX_PAYLOAD = 24
 _UTF8 = codecs.getincrementaldecoder("utf-8")
 READ_EVENTS = _READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
@@ -73,8 +73,22 @@ class Markers:
         return "${__dr_i@P}" + self._prompt("E", "$?${PROMPT_COMMAND:+g}j\\j")
 
     @property
+    def ps1_draining(self) -> str:
+        """PS1 for a shell fed lines ahead (Bash.feed): after a failure, the lines still queued
+        are read away unrun (`__dr_drain`, in the command substitution `__dr_dc` holds, so it is
+        not parsed at every prompt), and the marker says how many: `D` and the count, `f` when
+        the fence was among them. Only then does the prompt cost a subshell."""
+        return "${__dr_i@P}" + self._prompt("E", "$?${PROMPT_COMMAND:+g}${__dr_d[$? > 0]+${__dr_dc@P}}j\\j")
+
+    @property
     def ps2(self) -> str:
         return self._prompt("C")
+
+    @property
+    def fence(self) -> bytes:
+        """A comment line queued after lines taken back: bash runs nothing for it and prints
+        only its prompt, or `__dr_drain` reads it away; either way every line before it is settled."""
+        return b"#" + self.salt.encode() + b"F\n"
 
     def printf_done(self) -> str:
         """A printf command that prints the DONE marker with the status in $1."""
@@ -89,8 +103,21 @@ def prompt_status(payload: bytes) -> tuple[int | None, bool]:
     """From an E marker's payload: $?, and whether output may follow a command after it is done
     (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own."""
     head, _, jobs = payload.partition(b"j")
+    head = head.partition(b"D")[0]
     status = head.rstrip(b"g")
     return (int(status) if status.isdigit() else None), (head.endswith(b"g") or jobs not in (b"", b"0"))
+
+
+def drained(payload: bytes) -> tuple[int, bool] | None:
+    """From an E marker's payload: how many queued lines bash read away unrun, and whether the
+    fence was among them; None when it read none away (ps1_draining)."""
+    head = payload.partition(b"j")[0]
+    if b"D" not in head:
+        return None
+    count = head.partition(b"D")[2]
+    fence = count.endswith(b"f")
+    count = count.rstrip(b"f")
+    return (int(count) if count.isdigit() else 0), fence
 
 
 class Scanner:

@@ -29,6 +29,10 @@ UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
+# Commands queued ahead in one batch: at most this many, in at most this many bytes, so a batch
+# is one write that reaches bash's input whole (one pty buffer) and a failure's drain finds it all.
+AHEAD_COUNT = 32
+AHEAD_BYTES = 1800
 QUERY_TIMEOUT = 10.0  # the session's own short lines (variables, set-up of the handed-over shell)
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
@@ -122,9 +126,10 @@ class Session:
 
     def __init__(self, *, cwd: str | None = None, env: Mapping[str, str] | None = None,
                  argv0: str = "demorun", args: Sequence[str] = (), cols: int = 80, rows: int = 24,
-                 default_timeout: float = DEFAULT_TIMEOUT, unattended: bool = True):
+                 default_timeout: float = DEFAULT_TIMEOUT, unattended: bool = True, read_ahead: bool = False):
         self.default_timeout = default_timeout
         self._unattended = unattended  # pagers off: nobody is there to page
+        self._read_ahead = read_ahead  # commands wait in bash's input (Bash.feed): no interactive ones
         self.cols, self.rows = cols, rows
         self._argv0, self._args = argv0, tuple(args)
         self._cwd = os.path.abspath(cwd or os.getcwd())
@@ -153,6 +158,16 @@ class Session:
         return self._bash.alive
 
     @property
+    def read_ahead(self) -> bool:
+        """Whether commands can wait in bash's input behind the running one (Session.run's `ahead`)."""
+        return self._read_ahead
+
+    @property
+    def queued(self) -> bool:
+        """Commands wait in bash's input, or ended before they were asked for."""
+        return self._bash.queued
+
+    @property
     def exit_status(self) -> int | None:
         """bash's own exit status once it has exited (`exit 3`, `set -e`)."""
         return self._bash.exit_status
@@ -174,14 +189,18 @@ class Session:
 
     def _spawn(self, cwd: str) -> Bash:
         return Bash(env=self._env, cwd=cwd, rows=self.rows, cols=self.cols, argv0=self._argv0,
-                    args=self._args, mark=self._mark)
+                    args=self._args, mark=self._mark, feed=self._read_ahead)
 
     def _restart(self) -> None:
-        """A fresh bash in the old one's working directory; variables and functions are gone."""
+        """A fresh bash in the old one's working directory; variables and functions are gone.
+
+        Commands that ended in the old one before they were asked for keep their replies."""
         cwd = self._bash.cwd()
+        early = self._bash.early
         self._bash.close(graceful=False)
         self._shells.clear()
         self._bash = self._spawn(cwd if cwd and os.path.isdir(cwd) else self._cwd)
+        self._bash.early = early
 
     def close(self) -> None:
         """Ends background jobs and every process the workshop started, then bash. Idempotent.
@@ -254,7 +273,9 @@ class Session:
         """The shell, alive and at its prompt; replaced (and the loss reported) if it cannot get there."""
         if not self._bash.alive:
             raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
-        if not self._bash.clean:
+        if self._bash.clean:  # what the session is asked next comes after every queued command
+            self._bash.settle_ahead()
+        if not self._bash.clean:  # stopped mid-command (an exception), or a queued one had to be killed
             try:
                 self._bash.sync(interrupt=True)
             except SessionError:
@@ -267,8 +288,14 @@ class Session:
     # Running commands.
 
     def run(self, command: str, *, timeout: float | None = None, stop_after: float | None = None,
-            on_output: Callable[[bytes], None] | None = None, interactive: bool = False) -> Outcome:
-        """Runs one complete command: what the terminal showed, the exit status, the time it took."""
+            on_output: Callable[[bytes], None] | None = None, interactive: bool = False,
+            ahead: Sequence[str] = ()) -> Outcome:
+        """Runs one complete command: what the terminal showed, the exit status, the time it took.
+
+        `ahead` are the commands the caller will run next, in order, with nothing else asked of
+        the session in between, unless this one fails: with `read_ahead`, the one-line ones are
+        queued in bash's input behind it, and bash runs them without waiting for demorun.
+        """
         text = command.rstrip("\n")
         if _is_blank(text):
             if not self._bash.alive:
@@ -277,23 +304,52 @@ class Session:
         if "builtin" in text and _DEFINES_BUILTIN.search(text):
             raise CommandRejected(f"{text!r} defines a function named builtin, which demorun needs for "
                                   "its own lines in the shell; give the function another name")
+        bash = self._bash
+        if interactive and bash.feed:
+            raise SessionError("an interactive command needs a session that reads no commands ahead")
+        if bash.early:
+            command_run, reply = bash.early.popleft()
+            if command_run == text:  # it ended while an earlier one was asked about
+                self._interrupted = False
+                if on_output is not None and reply.output:
+                    on_output(reply.output.replace("\n", "\r\n").encode("utf-8", "surrogateescape"))
+                return self._finish(text, reply, reply.began, False, False, {}, on_output)
+            bash.early.clear()  # the caller went another way: those replies are nobody's
+        limit = self.default_timeout if timeout is None else timeout
+        stopping = stop_after is not None and stop_after <= limit
+        if bash.next_ahead == text and bash.alive and not interactive:
+            lost, self._lost = self._lost, False
+            self._interrupted = False
+            line = bash.take_ahead()
+            self._running = True
+            try:
+                reply = bash.exchange(deque([line]), time.monotonic() + (stop_after if stopping else limit),
+                                      on_output=on_output, watch_idle=True, sent=True)
+            finally:
+                self._running = False
+            return self._finish(text, reply, reply.began, stopping, lost, {}, on_output)
         bash = self._ready()
         jobs = self._jobs() if bash.guard else {}
         lost, self._lost = self._lost, False
-        limit = self.default_timeout if timeout is None else timeout
-        stopping = stop_after is not None and stop_after <= limit
-        chunks = _frame(text, interactive, bash.guard or _needs_guard(text))
+        guard = bash.guard or _needs_guard(text)
+        chunks = _frame(text, interactive, guard)
         payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         # A canonical pty would act on control characters and cut lines past 4 KB.
         raw = (len(payload.translate(None, bash.special)) != len(payload)
                or (len(payload) > CANONICAL_LINE_MAX
                    and any(len(line) > CANONICAL_LINE_MAX for line in payload.split(b"\n"))))
+        queued = self._queue(bash, ahead, len(payload)) if (
+            ahead and bash.feed and not (interactive or raw or guard or stopping) and len(chunks) == 1) else ()
+        if queued:
+            bash.ahead_limit = limit
         settled = _with_echo(bash.baseline) if interactive else bash.baseline
         self._interrupted = False
         start = time.monotonic()
         deadline = start + (stop_after if stopping else limit)
         try:
-            bash.set_tty(raw_input_attrs(settled) if raw else settled)
+            bash.set_tty(settled)
+            if raw:
+                bash.set_input(raw_input_attrs(bash.input_baseline if bash.feed else settled))
             self._running = True
             if interactive:
                 stdin_fd = _stdin_fd()
@@ -305,11 +361,36 @@ class Session:
                                           settled=settled if raw else None, keys_filter=keys_filter)
             else:
                 reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None,
-                                      watch_idle=True)
+                                      watch_idle=True, ahead=queued)
         finally:
             self._running = False
             if bash.alive and (raw or interactive):  # otherwise the modes are the baseline already
                 bash.set_tty(bash.baseline)
+                if raw and bash.feed:
+                    bash.set_input(bash.input_baseline)
+        return self._finish(text, reply, start, stopping, lost, jobs, on_output)
+
+    @staticmethod
+    def _queue(bash: Bash, ahead: Sequence[str], used: int) -> list[tuple[str, bytes]]:
+        """The lines of `ahead` that can wait in bash's input: one-line commands needing no guard,
+        taken in order while they fit AHEAD_BYTES, so each batch reaches bash whole."""
+        queued: list[tuple[str, bytes]] = []
+        special = bash.special
+        for command in ahead[:AHEAD_COUNT]:
+            text = command.rstrip("\n")
+            if _is_blank(text) or _needs_guard(text) or ("builtin" in text and _DEFINES_BUILTIN.search(text)):
+                break
+            chunks = _frame(text, False)
+            line = chunks[0]
+            used += len(line)
+            if len(chunks) != 1 or used > AHEAD_BYTES or len(line.translate(None, special)) != len(line):
+                break
+            queued.append((text, line))
+        return queued
+
+    def _finish(self, text: str, reply: Reply, start: float, stopping: bool, lost: bool,
+                jobs: Mapping[str, str], on_output: Callable[[bytes], None] | None) -> Outcome:
+        """The outcome of a reply, after what it tells of the shell: replaced, rejected the command, left."""
         duration = time.monotonic() - start
         if reply.note and on_output is not None:  # what watches the output learns it too
             on_output(f"\r\ndemorun: {reply.note}\r\n".encode())
@@ -445,6 +526,8 @@ class Session:
         stdout_fd = _stdout_fd() if stdout_fd is None else stdout_fd
         if stdin_fd is None:
             raise SessionError("there is no terminal to hand the shell to")
+        if self._bash.feed:
+            raise SessionError("the shell reads its commands ahead (run, check): it cannot be handed to a person")
         bash = self._ready()
         leave = bash.markers.printf_left()
         bash.set_tty(_with_echo(bash.baseline))
