@@ -107,7 +107,8 @@ def test_a_stopped_check_cleans_up_and_writes_its_reports(here, how):
     _wait_for(here / "started.txt")
     if how == "ctrl-c twice":
         child.sendintr()
-        child.expect(r"interrupted trap\.md:10; Ctrl-C again to stop")
+        # demorun may still be reading line 5 when bash already runs line 10, queued behind it.
+        child.expect(r"interrupted trap\.md:(10|5 \(or a command queued behind it\)); Ctrl-C again to stop")
         child.sendintr()
         code, said = 130, "interrupted (SIGINT)"
     else:
@@ -121,9 +122,13 @@ def test_a_stopped_check_cleans_up_and_writes_its_reports(here, how):
     assert (here / "cleaned.txt").read_text() == "cleaned\n"  # the workshop's EXIT trap ran
     suite = ET.parse(here / "report.xml").getroot().find("testsuite")
     cases = {c.get("line"): c for c in suite.iter("testcase")}
-    assert cases["5"].find("failure") is None
-    assert said in cases["10"].find("failure").get("message")
-    assert "not run" in cases["14"].find("skipped").get("message")
+    five = cases["5"].find("failure")
+    if five is None:  # demorun had read line 5 when the stop came: it names line 10
+        assert said in cases["10"].find("failure").get("message")
+        assert "not run" in cases["14"].find("skipped").get("message")
+    else:  # it came while bash ran ahead: the report says it cannot tell which command it met
+        assert f"{said} while this command, or one queued behind it in bash's input, ran" in five.get("message")
+        assert "not known to have run" in cases["10"].find("skipped").get("message")
     assert said in (here / "report.html").read_text()
 
 

@@ -233,3 +233,71 @@ def test_plans_with_aliases_or_debug_traps_queue_nothing(tmp_path):
         assert all(engine._plain)
         engine.run_all()
         assert [r.outcome.output for r in engine.results] == ["a\n", "b\n", "c\n"]
+
+
+class _StoppedWhileQueued:
+    """A session whose bash ran ahead: the stop comes while demorun reads the second command,
+    with `waiting` commands queued behind it that bash may have begun."""
+
+    read_ahead, alive = True, True
+
+    def __init__(self, waiting: int):
+        self.waiting_then, self.waiting, self.queued, self.ran = waiting, 0, False, []
+
+    def run(self, command, *, ahead=(), **_options):
+        from runner.errors import Aborted
+        from runner.model import Outcome
+
+        self.ran.append(command)
+        if len(self.ran) == 2:
+            self.waiting = self.waiting_then
+            raise Aborted(signal.SIGTERM)
+        return Outcome("", 0, 0.0)
+
+    def variables(self):
+        return {}
+
+    def functions(self):
+        return []
+
+
+@pytest.mark.parametrize("waiting", [0, 1])
+def test_a_stop_while_bash_may_be_ahead_is_reported_as_such_and_no_further(tmp_path, waiting):
+    """Caught up with bash, the report names the command that ran; with a command queued behind
+    it that bash may have begun, it says it cannot tell, and only of that one."""
+    (tmp_path / "w.md").write_text("```bash\necho 1\necho 2\necho 3\necho 4\n```\n")
+    session = _StoppedWhileQueued(waiting)
+    engine = Engine(parse_workshop(str(tmp_path / "w.md"), no_init=True), session, policy=Policy(),
+                    syntax=lambda commands: [None] * len(commands))
+    with pytest.raises(Exception, match="SIGTERM"):
+        engine.run_all()
+    said = {r.step.loc.line: r.verdict.message for r in engine.skip_rest("terminated (SIGTERM)")}
+    if waiting:
+        assert said[3].endswith("terminated (SIGTERM) while this command, or one queued behind it in "
+                                "bash's input, ran")
+        assert said[4] == "not known to have run: it waited in bash's input when terminated (SIGTERM) came"
+    else:
+        assert said[3].endswith("terminated (SIGTERM) while this command ran")
+        assert said[4].startswith("not run: terminated (SIGTERM) at")
+    assert said[5].startswith("not run: terminated (SIGTERM) at")
+
+
+def test_a_command_sent_on_two_lines_is_never_queued_and_ends_the_shell_plainly(tmp_path):
+    """A line ending in `$` goes as `{ cmd` then `}` (see _frame): two lines for one command, which
+    the drain would miscount, so it is sent alone, and a shell it kills ends the run as it should."""
+    (tmp_path / "w.md").write_text("```bash\n" + _appends("a") + "echo >> log.txt cost: $\n" + _appends("b")
+                                   + "kill -9 $$\n" + _appends("c") + "```\n")
+    code, said = _finish(_cli(tmp_path, "run", "--keep-going", "w.md"))
+    assert code == 137, said
+    assert "w.md:5: bash exited here with status 137" in said, said
+    assert "rejects" not in said and "Traceback" not in said
+    assert (tmp_path / "log.txt").read_text() == "a\ncost: $\nb\n"
+
+
+def test_the_fence_is_told_apart_when_bash_echoes_its_input(tmp_path):
+    """Under `set -v` bash prints every line it reads, the fence included: that is no complaint."""
+    (tmp_path / "w.md").write_text("```bash\nset -v\n" + _appends("a") + "sleep 0.3\n" + _appends("b", "c")
+                                   + "```\n")
+    code, said = _finish(_cli(tmp_path, "run", "w.md"))
+    assert code == 0, said
+    assert _log(tmp_path) == ["a", "b", "c"]

@@ -93,6 +93,8 @@ class Engine:
                            and "stty" not in s.text and not uses_shell(s)
                            for i, s in enumerate(plan.steps)]
         self._horizon = len(plan.steps)  # the end of the walk under way: nothing past it is queued
+        self._offered: tuple[int, ...] = ()  # the commands last offered for queuing (they may have run)
+        self._current_index = -1
         self._missing_warned: set[str] = set()
         self.results: list[StepResult] = []  # every command's result, skipped ones included, in order
         self.stopped_by: str | None = None  # why the commands still to come will not run
@@ -143,9 +145,13 @@ class Engine:
         """After the run was stopped from outside: every command not yet judged, skipped with why."""
         judged = {r.index for r in self.results}
         reason = self.stopped_by or f"not run: {why}"
+        # bash may have begun a command queued in its input before demorun read the one before.
+        waiting = self._waiting(judged)
+        queued = f"not known to have run: it waited in bash's input when {why} came"
         for index, step in enumerate(self.plan.steps):
             if step.kind is Kind.COMMAND and index not in judged:
-                self._record(StepResult(step, Verdict(Status.SKIP, reason), None, index))
+                said = queued if index in waiting else reason
+                self._record(StepResult(step, Verdict(Status.SKIP, said), None, index))
         self.results.sort(key=lambda r: r.index)
         return self.results
 
@@ -247,13 +253,15 @@ class Engine:
         if index in self.rejected:
             return self._record(StepResult(step, self._rejected(step, self.rejected[index]), None, index))
         self.listener.on_step_start(index, step)
-        self.current = step
+        self.current, self._current_index = step, index
         try:
             verdict, outcome = self._attempts(index, step, interactive)
         except Aborted as exc:
             self.stopped_by = f"not run: {exc} at {step.loc}"
-            self._record(StepResult(step, Verdict(Status.FAIL, f"{step.loc}: {exc} while this command ran"),
-                                    None, index))
+            # Commands queued behind this one may have run meanwhile: bash does not wait for demorun.
+            ran = "while this command, or one queued behind it in bash's input, ran" \
+                if self._waiting({r.index for r in self.results} | {index}) else "while this command ran"
+            self._record(StepResult(step, Verdict(Status.FAIL, f"{step.loc}: {exc} {ran}"), None, index))
             raise
         finally:
             self.current = None
@@ -333,18 +341,33 @@ class Engine:
                 or self._fails_quietly(index):
             return []
         steps, plain, quiet = self.plan.steps, self._plain, self.secrets.quiet
-        found: list[str] = []
+        found: list[int] = []
         for later in range(index + 1, min(self._horizon, index + 1 + AHEAD_STEPS)):
             step = steps[later]
             if step.kind is Kind.COMMAND:
                 if not (plain[later] and quiet(later)):
                     break
-                found.append(step.text)
+                found.append(later)
                 if self._fails_quietly(later):
                     break
             elif step.kind not in _NO_SESSION:
                 break
-        return found
+        self._offered = tuple(found)
+        return [steps[later].text for later in found]
+
+    def running(self) -> str | None:
+        """Where the command bash runs now is, as far as demorun knows, for messages on a signal."""
+        if self.current is None:
+            return None
+        if self._waiting({r.index for r in self.results} | {self._current_index}):
+            return f"{self.current.loc} (or a command queued behind it)"
+        return str(self.current.loc)
+
+    def _waiting(self, judged: set[int]) -> tuple[int, ...]:
+        """The commands not yet judged that wait in bash's input (or ended there unread): the
+        first of those last offered, as many as the session still holds."""
+        count = getattr(self.session, "waiting", 0)
+        return tuple(i for i in self._offered if i not in judged)[:count] if count else ()
 
     def _fails_quietly(self, index: int) -> bool:
         """A stopping run ends after this command even when it exits 0 (its output differs), where

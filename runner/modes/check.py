@@ -91,7 +91,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
 def _running(live: dict[str, Engine]) -> str | None:
     """file:line of the command running now, for the Ctrl-C message."""
     engine = live.get("engine")
-    return str(engine.current.loc) if engine and engine.current else None
+    return engine.running() if engine else None
 
 
 def requirement_skips(plan: Plan, requires: Sequence[str] = (), config: Config | None = None) -> FileReport | None:

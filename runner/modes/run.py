@@ -135,7 +135,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     progress = Progress(verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW)
     try:
         live: list[Engine] = []
-        running = lambda: str(live[0].current.loc) if live and live[0].current else None  # noqa: E731
+        running = lambda: live[0].running() if live else None  # noqa: E731
         with interrupts(lambda: live[0].session if live else None, where=running), \
                 ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
                 open_session(file, args, config, timeout=limit, extra_env=guard.env,
@@ -164,8 +164,9 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
     ran = sum(1 for r in results if r.outcome is not None)
     elapsed = time.monotonic() - started
     if engine.exit_step is not None:
-        status = next(r.outcome.status for r in results
-                      if r.step is engine.exit_step and r.outcome is not None)
+        # bash's own exit status; a command bash rejected as it died has no outcome of its own
+        status = next((r.outcome.status for r in results if r.step is engine.exit_step and r.outcome is not None),
+                      session.exit_status or 1)
         screen.notice(f"{engine.exit_step.loc}: bash exited here with status {status} "
                       "(`exit`, or `set -e` after a failure); run ended")
         return status if status or not failed else 1

@@ -206,10 +206,12 @@ class Bash:
             set_nonblocking(self._feed)
         self._ahead: deque[tuple[str, bytes]] = deque()  # (command, line) queued in bash's input, unbegun
         self._fence = False  # the fence is queued: which of _ahead bash had read is still to be seen
+        self._fence_echo = self.markers.fence.strip()  # what bash prints of it under `set -v`
         self._stash: list[tuple[bytes, bytes]] = []  # events read past the end of the last command
         self.early: deque[tuple[str, Reply]] = deque()  # queued commands that ended before being asked for
         self.ahead_limit = 300.0  # time limit of the commands queued ahead (the session's default)
         self.last_end = 0.0  # when demorun saw the last command end
+        self.caught_up = False  # demorun waits for bash to print more (so bash is not ahead of it)
         try:
             self.terminals: tuple[str, ...] = ("/dev/tty", os.readlink(f"/proc/{self.pid}/fd/1"))
         except OSError:
@@ -302,11 +304,15 @@ class Bash:
             return False
 
     def _sound_after_interrupt(self) -> bool:
-        """After an interrupted command: bash still owns its terminal and reads from it."""
+        """After an interrupted command: bash still owns its terminal and reads from it.
+
+        With lines queued behind it, bash printed this prompt and went on to them: that is proof
+        enough, and the next exchange sees what the interrupt did to them."""
+        if self._ahead or self._fence:
+            return True
         try:
             if os.tcgetpgrp(self.fd) != self.shell_pid:
                 return False
-            self.settle_ahead()  # a queued line bash began as the interrupt came still reports
             self.sync(interrupt=False)
         except (OSError, SessionError):
             return False
@@ -529,11 +535,13 @@ class Bash:
                 ready: dict | list = {}
             else:
                 timeout = min(deadline, recheck, idle_check, withdraw_at if self._ahead else _NEVER) - now
+                self.caught_up = True  # a signal raised in here finds demorun caught up with bash
                 if forward is None and not pending:
                     ready = dict(self._poller.poll(max(0.0, timeout) * 1000))
                 else:
                     watched = self._watched + [wake] + ([] if forward is None else [forward])
                     ready = wait_ready(watched, [self.input_fd] if pending else [], timeout)
+                self.caught_up = False
             if wake in ready and self._drain_wake():
                 interrupted = True
                 self._withdraw()
@@ -593,7 +601,7 @@ class Bash:
                 elif kind == DONE and started and done is None:
                     done = int(payload) if payload.isdigit() else None
                 elif kind == ENDED:
-                    if sent and self._fence and not started and not before:
+                    if sent and self._fence and not started and before.strip() in (b"", self._fence_echo):
                         # The fence's prompt: bash never read this line, taken back with the rest. Send it now.
                         self._fence = False
                         self._ahead.clear()

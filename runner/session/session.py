@@ -168,6 +168,13 @@ class Session:
         return self._bash.queued
 
     @property
+    def waiting(self) -> int:
+        """How many commands wait in bash's input, or ended before they were asked for, that bash
+        may have begun: none while demorun waits for bash to print more of the running one."""
+        bash = self._bash
+        return 0 if bash.caught_up and not bash.early else len(bash.ahead) + len(bash.early)
+
+    @property
     def exit_status(self) -> int | None:
         """bash's own exit status once it has exited (`exit 3`, `set -e`)."""
         return self._bash.exit_status
@@ -383,7 +390,9 @@ class Session:
             chunks = _frame(text, False)
             line = chunks[0]
             used += len(line)
-            if len(chunks) != 1 or used > AHEAD_BYTES or len(line.translate(None, special)) != len(line):
+            # One line each: the drain after a failure counts lines, one per queued command.
+            if (len(chunks) != 1 or line.count(b"\n") != 1 or used > AHEAD_BYTES
+                    or len(line.translate(None, special)) != len(line)):
                 break
             queued.append((text, line))
         return queued
