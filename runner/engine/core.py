@@ -261,7 +261,7 @@ class Engine:
             self.stopped_by = f"not run: {exc} at {step.loc}"
             # Commands queued behind this one may have run meanwhile: bash does not wait for demorun.
             ran = "while this command, or one queued behind it in bash's input, ran" \
-                if self._waiting({r.index for r in self.results} | {index}) else "while this command ran"
+                if self._queued_behind(index) else "while this command ran"
             self._record(StepResult(step, Verdict(Status.FAIL, f"{step.loc}: {exc} {ran}"), None, index))
             raise
         finally:
@@ -360,9 +360,13 @@ class Engine:
         """Where the command bash runs now is, as far as demorun knows, for messages on a signal."""
         if self.current is None:
             return None
-        if self._waiting({r.index for r in self.results} | {self._current_index}):
+        if self._queued_behind(self._current_index):
             return f"{self.current.loc} (or a command queued behind it)"
         return str(self.current.loc)
+
+    def _queued_behind(self, index: int) -> bool:
+        """Whether bash may have gone on from command `index` to one queued behind it."""
+        return bool(self._waiting({r.index for r in self.results} | {index}))
 
     def _waiting(self, judged: set[int]) -> tuple[int, ...]:
         """The commands not yet judged that wait in bash's input (or ended there unread): the
