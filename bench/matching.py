@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.verify import compare_output, normalise
+from runner.verify.compare import compare_output
+from runner.verify.normalise import normalise
 
 SAFE = "bcdfghjklmnpqrstvwxz2456789"
 HASH = "456789bcdf"

@@ -17,7 +17,7 @@ from common import CORPUS, ROOT, run_main  # noqa: E402
 sys.path.insert(0, str(ROOT))
 from runner.discover import find_workshops  # noqa: E402
 from runner.modes.lint import lint_findings  # noqa: E402
-from runner.parse import parse_text, parse_workshop  # noqa: E402
+from runner.parse.workshop import parse_text, parse_workshop  # noqa: E402
 
 TARGET = 2.0
 BLOCK = """\

@@ -50,7 +50,7 @@ INPUTS = {
 def _measure(name: str, scale: int) -> None:
     """In the child: parse once, print the seconds it took."""
     sys.path.insert(0, str(ROOT))
-    from runner.parse import parse_text
+    from runner.parse.workshop import parse_text
 
     file_name, build = INPUTS[name]
     text = build(scale)

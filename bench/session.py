@@ -138,7 +138,7 @@ class _InProcessFloor:
 
 def session_round_trip(figures: Figures, rounds: int, count: int) -> None:
     """The session's own share: Session.run against the floor loop, both in this process."""
-    from runner.session import Session
+    from runner.session.session import Session
 
     for command in ("true", "echo hi"):
         def loop(run, pid: int) -> tuple[float, float, float]:
@@ -207,7 +207,7 @@ def high_water() -> int:
 
 
 def memory_child(size: int, streamed: bool) -> None:
-    from runner.session import Session
+    from runner.session.session import Session
 
     with Session() as session:
         session.run(f"yes {LINE} | head -c 1000")

@@ -1,104 +1,104 @@
-"""The command line: present, run, check, list, lint and completion, with exit codes 0/1/2/3.
+"""The command line: present, run, check, list, lint and completion, declared once with click.
 
-Heavy modules are imported inside each command so that `demorun --version`
-and `demorun lint` start fast enough for editors and pre-commit hooks.
+Values convert in click's parameter types (runner/arguments.py says what they mean); the
+bodies are in runner/commands.py. `fast_table` is what runner/launch.py reads to start
+`present` and `lint` before click loads: it is made from the declarations here
+(runner/fast_table.py, checked against them by the tests).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
-from . import __version__
-from .launch import call as _call
-from .launch import cluster_options as _cluster
+from . import __version__, arguments, commands
 
 
-def _duration(ctx, param, value):
-    if value is None:
-        return None
-    from .parse.durations import parse_duration
+class _Converted(click.ParamType):
+    """A value converted by a function of runner/arguments.py; its ValueError is click's usage error."""
 
-    try:
-        return parse_duration(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
+    convert_with: Callable[[str], Any]
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return type(self).convert_with(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
-def _timings(ctx, param, value):
+class Duration(_Converted):
+    name = "duration"
+    convert_with = staticmethod(arguments.duration)
+
+
+class Speed(_Converted):
+    name = "speed"
+    convert_with = staticmethod(arguments.speed)
+
+
+class Jobs(_Converted):
+    name = "jobs"
+    convert_with = staticmethod(arguments.jobs)
+
+
+class Shard(_Converted):
+    name = "shard"
+    convert_with = staticmethod(arguments.shard)
+
+
+class TimingsFile(_Converted):
     """`--timings` alone prints; `--timings FILE.json` also writes. Anything else was meant as the workshop."""
-    if value and not value.lower().endswith(".json"):
-        raise click.UsageError(f"--timings {value}: the file to write must end in .json; to print the "
-                               "timings only, put --timings after the workshop file", ctx)
-    return value
+
+    name = "timings"
+
+    @staticmethod
+    def convert_with(value: str) -> str:
+        if value and not value.lower().endswith(".json"):
+            raise ValueError(f"{value}: the file to write must end in .json; to print the timings only, "
+                             "put --timings after the workshop file")
+        return value
 
 
-no_init_option = click.option(
-    "--no-init", is_flag=True, help="Do not read ~/.demoshrc and ~/.demoshrc.md first."
-)
-timings_option = click.option(
-    "--timings", is_flag=False, flag_value="", default=None, callback=_timings, metavar="[FILE.json]",
-    help="At the end, print how long each section took (commands vs waiting); with FILE.json, write it too.",
-)
-timeout_option = click.option(
-    "--timeout",
-    callback=_duration,
-    metavar="D",
-    help="Default per-command timeout, like 90s or 5m (default 10m, or the configuration's).",
-)
+_WRITTEN = click.Path(dir_okay=False)  # a report or recording: a file, made if missing
+
+# Every option, declared once; each command takes the ones it names.
+OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "no_init": click.option("--no-init", is_flag=True, help="Do not read ~/.demoshrc and ~/.demoshrc.md first."),
+    "timeout": click.option("--timeout", type=Duration(), metavar="D",
+                            help="Default per-command timeout, like 90s or 5m (default 10m, or the configuration's)."),
+    "timings": click.option("--timings", is_flag=False, flag_value="", default=None, type=TimingsFile(),
+                            metavar="[FILE.json]", help="At the end, print how long each section took (commands vs "
+                                                        "waiting); with FILE.json, write it too."),
+    "record": click.option("--record", type=_WRITTEN, metavar="FILE.cast",
+                           help="Record what the audience sees as an asciinema v2 cast."),
+    "verbose": click.option("-v", "--verbose", is_flag=True,
+                            help="Print each command and stream its output as it runs."),
+    "requires": click.option("--requires", multiple=True, metavar="TOOL",
+                             help="Also require TOOL on PATH (repeatable, or comma-separated); "
+                                  "k3d or kind also need a container engine that answers."),
+    "kubeconfig": click.option("--kubeconfig", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
+                               help="The workshop's KUBECONFIG; when isolated, a copy of PATH (which is then only "
+                                    "read)."),
+    "isolate": click.option("--isolate", is_flag=True, help="Give the workshop its own KUBECONFIG in a temporary "
+                                                             "folder."),
+    "no_isolate": click.option("--no-isolate", is_flag=True,
+                               help="Let the workshop use and change your KUBECONFIG (by default it gets its own)."),
+    "keep_clusters": click.option("--keep-clusters", is_flag=True,
+                                  help="Keep the k3d/kind clusters the workshop created; print how to delete them."),
+}
 
 
-def _jobs(ctx, param, value):
-    if value is None:
-        return 1
-    if value == "auto":
-        from .modes.parallel import cpu_count
-
-        return cpu_count()
-    if not value.isdigit() or int(value) < 1:
-        raise click.BadParameter(f"expected a number of processes (1 or more) or 'auto', got {value!r}")
-    return int(value)
-
-
-def _shard(ctx, param, value):
-    if value is None:
-        return None
-    from .discover import parse_shard
-
-    try:
-        return parse_shard(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-def _cluster_options(mode: str):
-    """--requires, --kubeconfig and isolation for run, check and present; --keep-clusters where the runner cleans up."""
-    options = [
-        click.option("--requires", multiple=True, metavar="TOOL",
-                     help="Also require TOOL on PATH (repeatable, or comma-separated); "
-                          "k3d or kind also need a container engine that answers."),
-        click.option("--kubeconfig", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
-                     help="The workshop's KUBECONFIG; when isolated, a copy of PATH (which is then only read)."),
-    ]
-    if mode == "present":
-        options.append(click.option("--isolate", is_flag=True,
-                                    help="Give the workshop its own KUBECONFIG in a temporary folder."))
-    else:
-        options += [
-            click.option("--no-isolate", is_flag=True,
-                         help="Let the workshop use and change your KUBECONFIG (by default it gets its own)."),
-            click.option("--keep-clusters", is_flag=True,
-                         help="Keep the k3d/kind clusters the workshop created; print how to delete them."),
-        ]
-
-    def decorate(fn):
-        for option in reversed(options):
-            fn = option(fn)
+def options(*names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The named options of OPTIONS, in the order given (as --help lists them)."""
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for name in reversed(names):
+            fn = OPTIONS[name](fn)
         return fn
 
     return decorate
-
-
-verbose_option = click.option("-v", "--verbose", is_flag=True,
-                              help="Print each command and stream its output as it runs.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -112,106 +112,67 @@ def main() -> None:
     """
 
 
-@main.command("list")
+@main.command("list", help=commands.list_steps.__doc__)
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-@no_init_option
-def list_cmd(file: str, as_json: bool, no_init: bool) -> None:
-    """Print every step of FILE in order with file:line, kind and visibility."""
-    from .modes.listing import run_list
-
-    _call(run_list, file, as_json=as_json, no_init=no_init)
+@options("no_init")
+def list_cmd(**values: Any) -> None:
+    commands.list_steps(**values)
 
 
-@main.command("lint")
+@main.command("lint", help=commands.lint.__doc__)
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@no_init_option
-def lint_cmd(paths: tuple[str, ...], no_init: bool) -> None:
-    """Report problems in workshops (files, or folders searched for them)."""
-    from .modes.lint import run_lint
-
-    _call(run_lint, list(paths), no_init=no_init)
+@options("no_init")
+def lint_cmd(**values: Any) -> None:
+    commands.lint(**values)
 
 
-@main.command("run", context_settings={"ignore_unknown_options": True})
+@main.command("run", help=commands.run.__doc__, context_settings={"ignore_unknown_options": True})
 @click.argument("file")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--keep-going", is_flag=True, help="Go on after a failing command.")
-@click.option("--speed", type=float, default=None, metavar="CPS",
+@click.option("--speed", type=Speed(), default=None, metavar="CPS",
               help="Type commands out at about CPS characters a second (for recordings).")
 @click.option("--quiet", is_flag=True, help="Show only failures.")
-@click.option("--record", type=click.Path(dir_okay=False), metavar="FILE.cast",
-              help="Record what the audience sees as an asciinema v2 cast.")
-@timings_option
-@timeout_option
-@no_init_option
-@verbose_option
-@_cluster_options("run")
-def run_cmd(file, args, keep_going, speed, quiet, record, timings, timeout, no_init, verbose, **cluster) -> None:
-    """Replay workshop FILE unattended; ARGS become $1, $2... ($0 is FILE)."""
-    from .modes.run import run_replay
-
-    _call(run_replay, file, list(args), keep_going=keep_going, speed=speed, quiet=quiet,
-          record=record, timings=timings, timeout=timeout, no_init=no_init, verbose=verbose,
-          cluster=_cluster("run", **cluster))
+@options("record", "timings", "timeout", "no_init", "verbose", "requires", "kubeconfig", "no_isolate",
+         "keep_clusters")
+def run_cmd(**values: Any) -> None:
+    commands.run(**values)
 
 
-@main.command("check")
+@main.command("check", help=commands.check.__doc__)
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failure.")
 @click.option("--strict", is_flag=True, help="Count skipped files and commands as failures.")
-@click.option("--junit", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write a JUnit XML report.")
-@click.option("--html", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Write a self-contained HTML report.")
+@click.option("--junit", type=_WRITTEN, metavar="FILE", help="Write a JUnit XML report.")
+@click.option("--html", type=_WRITTEN, metavar="FILE", help="Write a self-contained HTML report.")
 @click.option("--update", is_flag=True, help="Write real output back as ## lines.")
-@click.option("--diff", "show_diff", is_flag=True,
-              help="With --update: print what would change, write nothing.")
-@click.option("-j", "--jobs", callback=_jobs, metavar="N|auto",
+@click.option("--diff", "show_diff", is_flag=True, help="With --update: print what would change, write nothing.")
+@click.option("-j", "--jobs", type=Jobs(), default="1", metavar="N|auto",
               help="Check N files at once, each in its own session ('auto': one per core).")
-@click.option("--shard", callback=_shard, metavar="K/N",
+@click.option("--shard", type=Shard(), metavar="K/N",
               help="Check only shard K of N: a stable split of the files for CI matrices.")
-@timeout_option
-@no_init_option
-@verbose_option
-@_cluster_options("check")
-def check_cmd(paths, fail_fast, strict, junit, html, update, show_diff, jobs, shard, timeout, no_init, verbose,
-              **cluster) -> None:
-    """Run workshops and check every exit status and ## output against the real one.
-
-    A folder gives its Markdown workshops; a .sh workshop is checked when named.
-    """
-    if show_diff and not update:
-        raise click.UsageError("--diff goes with --update")
-    from .modes.check import run_check
-
-    _call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html,
-          update=update, show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard,
-          verbose=verbose, cluster=_cluster("check", **cluster))
+@options("timeout", "no_init", "verbose", "requires", "kubeconfig", "no_isolate", "keep_clusters")
+@click.pass_context
+def check_cmd(ctx: click.Context, **values: Any) -> None:
+    if values["show_diff"] and not values["update"]:
+        raise click.UsageError("--diff goes with --update", ctx)
+    commands.check(**values)
 
 
-@main.command("present", context_settings={"ignore_unknown_options": True})
+@main.command("present", help=commands.present.__doc__, context_settings={"ignore_unknown_options": True})
 @click.argument("file")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@click.option("--speed", type=float, default=None, metavar="CPS",
+@click.option("--speed", type=Speed(), default=None, metavar="CPS",
               help="Typing speed in characters a second (default: a human pace, 10-100 ms a key).")
 @click.option("--from", "start_at", metavar="HEADING",
               help="Start at this section; earlier commands run hidden so state is right.")
-@click.option("--record", type=click.Path(dir_okay=False), metavar="FILE.cast",
-              help="Record what the audience sees as an asciinema v2 cast.")
-@click.option("--notes", metavar="TTY",
-              help="Another terminal (`tty` prints its name) for the presenter: next command, step, "
-                   "notes, times and messages.")
-@timings_option
-@timeout_option
-@no_init_option
-@_cluster_options("present")
-def present_cmd(file, args, speed, start_at, record, notes, timings, timeout, no_init, **cluster) -> None:
-    """Present workshop FILE live: type commands, wait for keys (? for help)."""
-    from .present.start import run_present
-
-    _call(run_present, file, list(args), speed=speed, start_at=start_at, record=record,
-          notes=notes, timings=timings, timeout=timeout, no_init=no_init, cluster=_cluster("present", **cluster))
+@options("record")
+@click.option("--notes", metavar="TTY", help="Another terminal (`tty` prints its name) for the presenter: next "
+                                             "command, step, notes, times and messages.")
+@options("timings", "timeout", "no_init", "requires", "kubeconfig", "isolate")
+def present_cmd(**values: Any) -> None:
+    commands.present(**values)
 
 
 @main.command("completion")
@@ -221,5 +182,45 @@ def completion_cmd(shell: str) -> None:
     from click.shell_completion import get_completion_class
 
     # The script calls demorun back with _DEMORUN_COMPLETE set; click answers that itself.
-    complete = get_completion_class(shell)(main, {}, "demorun", "_DEMORUN_COMPLETE")
-    click.echo(complete.source())
+    complete = get_completion_class(shell)
+    assert complete is not None  # click.Choice admits only the shells click knows
+    click.echo(complete(main, {}, "demorun", "_DEMORUN_COMPLETE").source())
+
+
+# The commands the fast path starts without click.
+FAST_COMMANDS = ("lint", "present")
+
+
+def fast_table() -> dict[str, dict[str, Any]]:
+    """click's parameters of the fast commands, as plain data runner/launch.py reads without click.
+
+    Per command: its arguments (name, nargs) and its options by spelling: (name, kind, extra),
+    kind being "flag", a type of runner/arguments.py, "text", "path" (extra: must exist) or
+    "optional" (a value that may be left out, which only click can tell).
+    """
+    table: dict[str, dict[str, Any]] = {}
+    for name in FAST_COMMANDS:
+        command = main.commands[name]
+        entry: dict[str, Any] = {"arguments": [], "options": {}}
+        for param in command.params:
+            if isinstance(param, click.Argument):
+                entry["arguments"].append((param.name, param.nargs))
+                continue
+            assert isinstance(param, click.Option)
+            kind, extra = _kind(param)
+            for spelling in param.opts:
+                entry["options"][spelling] = (param.name, kind, extra, param.multiple)
+        table[name] = entry
+    return table
+
+
+def _kind(option: click.Option) -> tuple[str, bool]:
+    if option.is_flag:
+        return "flag", False
+    if getattr(option, "_flag_needs_value", False):
+        return "optional", False
+    if isinstance(option.type, _Converted):
+        return option.type.name, False
+    if isinstance(option.type, click.Path):
+        return "path", bool(option.type.exists)
+    return "text", False

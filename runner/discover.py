@@ -59,17 +59,6 @@ def scripts_below(paths: list[str]) -> list[str]:
             if file.endswith(".sh")]
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """K/N as (K, N) with 1 <= K <= N; ValueError with the reason otherwise."""
-    match = re.fullmatch(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*", text)
-    if not match:
-        raise ValueError(f"expected K/N like 2/3, got {text!r}")
-    k, n = int(match.group(1)), int(match.group(2))
-    if n < 1 or not 1 <= k <= n:
-        raise ValueError(f"{text!r}: K must be between 1 and N, and N at least 1")
-    return k, n
-
-
 def shard(files: list[str], k: int, n: int) -> list[str]:
     """The files of shard K of N, in their given order.
 

@@ -1,4 +1,6 @@
-"""Values that cross module boundaries: plan and steps here; outcomes, verdicts and reports in runner.results."""
+"""Values that cross module boundaries while reading workshops: the plan, its steps and findings.
+
+What running them produces (outcomes, verdicts, reports) is in runner.results."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -149,16 +151,3 @@ class Plan:
     @property
     def commands(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.kind is Kind.COMMAND)
-
-
-# Outcomes, verdicts and reports are in runner.results, built when first asked for here:
-# what only reads workshops (`lint`, `present` up to its first screen) never needs them.
-_RESULTS = frozenset({"Outcome", "Escalation", "Status", "Verdict", "StepResult", "FileReport", "RunReport"})
-
-
-def __getattr__(name: str):
-    if name in _RESULTS:
-        from . import results
-
-        return getattr(results, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,7 +29,7 @@ class _Options:
     """The plugin's settings, checked once: bad values are usage errors before anything runs."""
 
     def __init__(self, config: pytest.Config):
-        from .discover import parse_shard
+        from .arguments import shard as parse_shard
         from .parse.durations import parse_duration
 
         self.roots = [os.path.abspath(p) for p in config.getoption("demorun")]
@@ -184,7 +184,7 @@ class _Run:
 
     def result(self, index: int):
         """The result of the command at `index`, running the commands before it that have not run."""
-        from .engine import Action
+        from .engine.walk import Action
 
         if self.skipped is not None:
             return next(r for r in self.skipped.results if r.index == index)
@@ -216,7 +216,7 @@ class WorkshopItem(pytest.Item):
         self.add_marker("demorun")
 
     def runtest(self) -> None:
-        from .model import Status
+        from .results import Status
 
         run = self.parent.run()
         if run.error is not None:

@@ -1,8 +1,7 @@
 """What running workshops produced: each command's outcome and verdict, the reports of files and runs.
 
-Kept apart from runner.model, which still names these (its __getattr__), so that what only
-reads workshops does not build them: dataclasses cost start-up time, which `lint` on every
-save and `present` before its first screen must not pay.
+Kept apart from runner.model so that what only reads workshops (`lint` on every save,
+`present` up to its first screen) does not build these dataclasses.
 """
 from __future__ import annotations
 

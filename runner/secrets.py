@@ -15,7 +15,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from .model import FileReport, Kind, Plan, RunReport, Step, StepResult
+from .model import Kind, Plan, Step
+from .results import FileReport, RunReport, StepResult
 from .verify.normalise import normalise
 
 SECRET_NAME_PARTS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "API_KEY")

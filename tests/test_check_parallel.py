@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.discover import parse_shard, shard
+from runner.arguments import shard as parse_shard
+from runner.discover import shard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parallel"
 _TIMES = re.compile(r"\d+(?:\.\d+)?s\b|\d+m\d\ds\b")

@@ -192,7 +192,7 @@ def test_a_signal_during_cleanup_waits_for_the_deletion_to_finish(standins, monk
 
 
 def _guard_env(**options) -> dict[str, str]:
-    from runner.cluster import ClusterGuard, ClusterOptions
+    from runner.cluster.guard import ClusterGuard, ClusterOptions
     from runner.model import Plan
 
     config_env = options.pop("config_env", {})

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, command_step
 
-from runner.model import Status, StepResult, Verdict
 from runner.report.progress import ASCII_SPINNER, SPINNER, Progress, one_line
+from runner.results import Status, StepResult, Verdict
 
 STEP = command_step("w.md", 7, "k3d cluster create demo \\\n    --wait")
 

@@ -164,7 +164,7 @@ def _running(name: str) -> bool:
 
 def test_a_session_closed_mid_command_still_runs_the_exit_trap(tmp_path):
     """The session's own part of a stop: interrupt the command, then `exit`, so traps run."""
-    from runner.session import Session
+    from runner.session.session import Session
 
     def stop(chunk: bytes) -> None:
         raise RuntimeError("stopped mid-command")  # as a signal handler's Aborted would be

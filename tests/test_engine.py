@@ -11,11 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from runner.engine import Action, Engine, Listener, Policy, core
+from runner.engine import core
+from runner.engine.core import Engine, Policy
+from runner.engine.listener import Listener
 from runner.engine.timeouts import MIN_ATTEMPT
+from runner.engine.walk import Action
 from runner.errors import CommandRejected, SessionError
-from runner.model import Outcome, SourceLoc, Status, Step, StepResult
+from runner.model import SourceLoc, Step
 from runner.parse.builder import build_plan
+from runner.results import Outcome, Status, StepResult
 
 FIXTURES = Path(__file__).parent / "fixtures" / "engine"
 

@@ -47,6 +47,19 @@ def test_lint_and_presents_opening_build_no_results():
             "try:\n    main()\nexcept SystemExit:\n    print('runner.results' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "False"
-    import runner.model
 
-    assert runner.model.Status.PASS.value == "pass" and "runner.results" in sys.modules
+
+def test_the_fast_path_reads_clicks_own_table():
+    """runner/fast_table.py is what tools/fast_table.py makes of runner/cli.py: one definition of the options."""
+    from runner.cli import fast_table
+    from runner.fast_table import COMMANDS
+
+    assert COMMANDS == fast_table(), "options changed in runner/cli.py: run tools/fast_table.py"
+
+
+@pytest.mark.parametrize("argv", [["run", "--speed", "-5", "w.md"], ["run", "--speed", "nan", "w.md"],
+                                  ["present", "--speed", "0", "w.md"], ["check", "-j", "0", "w.md"],
+                                  ["check", "--shard", "3/2", "w.md"], ["run", "--timeout", "soon", "w.md"]])
+def test_bad_values_are_usage_errors_before_anything_runs(argv):
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2 and "Invalid value" in result.output

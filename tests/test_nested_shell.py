@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import REPO
 
-from runner.session import Session
+from runner.session.session import Session
 
 GUARD = """
     ```bash

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from runner.model import Kind, SourceLoc, Visibility
-from runner.parse import parse_text, parse_workshop
+from runner.parse.workshop import parse_text
+from runner.parse.workshop import parse_workshop
 
 WORKSHOPS = Path(__file__).parent / "fixtures" / "parse" / "workshops"
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from runner.cli import main
 from runner.model import Kind, Plan
-from runner.parse import parse_workshop
+from runner.parse.workshop import parse_workshop
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 SMA = CORPUS / "sma"

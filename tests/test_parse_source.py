@@ -6,7 +6,7 @@ import os
 import pytest
 
 from runner.errors import ParseError
-from runner.parse import parse_workshop
+from runner.parse.workshop import parse_workshop
 
 
 def test_missing_file(tmp_path):

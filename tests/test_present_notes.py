@@ -9,8 +9,8 @@ from conftest import REPO
 
 from runner.errors import DemorunError
 from runner.model import Kind
-from runner.parse import parse_workshop
-from runner.present.notes import Outline, open_notes
+from runner.modes.present.notes import Outline, open_notes
+from runner.parse.workshop import parse_workshop
 
 NOTES = REPO / "tests" / "fixtures" / "present" / "notes.md"
 

@@ -7,8 +7,8 @@ import pytest
 
 from runner.errors import DemorunError
 from runner.model import Kind, Plan, SourceLoc, Step, Visibility
-from runner.parse import parse_workshop
-from runner.present.sections import find_section, sections
+from runner.modes.present.sections import find_section, sections
+from runner.parse.workshop import parse_workshop
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

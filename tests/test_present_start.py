@@ -16,20 +16,20 @@ import test_present_live as live
 from test_present_live import FAST
 
 import runner.cli
+import runner.commands
 from runner.engine.walk import action_for, skip_reason
-from runner.launch import present_options
+from runner.launch import fast_values
 from runner.model import Kind, Plan, SourceLoc, Step, Visibility
-from runner.present.start import opening
+from runner.modes.present.opening import opening
 
 REPO = Path(__file__).resolve().parents[1]
 terminal, present = live.terminal, live.present  # the real-terminal fixtures
 
 
 def _clicks(argv: list[str], monkeypatch) -> dict:
-    """What the click command hands run_present for `present ARGV`."""
-    seen = {}
-    monkeypatch.setattr(runner.cli, "_call", lambda fn, *args, **kwargs: seen.update(
-        file=args[0], args=args[1], **kwargs))
+    """What the click command hands the body of `present ARGV`."""
+    seen: dict = {}
+    monkeypatch.setattr(runner.commands, "present", lambda **values: seen.update(values))
     runner.cli.main(["present", *argv], standalone_mode=False)
     return seen
 
@@ -47,7 +47,7 @@ def _clicks(argv: list[str], monkeypatch) -> dict:
 def test_the_short_path_reads_present_as_click_does(argv, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "KUBECONFIG").write_text("apiVersion: v1\n")
-    assert present_options(argv) == _clicks(argv, monkeypatch)
+    assert fast_values("present", argv) == _clicks(argv, monkeypatch)
 
 
 @pytest.mark.parametrize("argv", [
@@ -59,7 +59,7 @@ def test_the_short_path_reads_present_as_click_does(argv, monkeypatch, tmp_path)
 ])
 def test_anything_unusual_is_left_to_click(argv, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
-    assert present_options(argv) is None
+    assert fast_values("present", argv) is None
 
 
 # The opening: what is shown before bash starts is what the engine would show first.
@@ -89,7 +89,7 @@ def test_the_opening_holds_exactly_the_steps_decided_without_the_shell(kind, vis
 
 DRIVER = """
 import os, sys
-import runner.present.screen as screen
+import runner.terminal.screen as screen
 report, workshop = sys.argv[1:]
 shown = screen.Screen.prose
 def prose(self, markdown):
@@ -130,9 +130,9 @@ def test_the_first_screen_comes_before_the_shell_the_engine_and_click(tmp_path):
             os.waitpid(pid, 0)
     modules, children = report.read_text().split("\n")
     loaded = set(modules.split())
-    assert "runner.present.prose" in loaded
+    assert "runner.terminal.prose" in loaded
     heavy = {"click", "pexpect", "rich", "markdown_it", "runner.session", "runner.engine", "runner.verify",
-             "runner.present.live", "runner.secrets", "runner.results"}
+             "runner.modes.present.live", "runner.secrets", "runner.results"}
     assert not loaded & heavy
     assert children == "", "bash was started before the opening was shown"
 

@@ -13,9 +13,9 @@ import pexpect
 import pytest
 from conftest import REPO
 
-from runner.engine import Engine, Policy
-from runner.parse import parse_workshop
-from runner.session import Session
+from runner.engine.core import Engine, Policy
+from runner.parse.workshop import parse_workshop
+from runner.session.session import Session
 
 
 def _appends(*names: str) -> str:
@@ -246,7 +246,7 @@ class _StoppedWhileQueued:
 
     def run(self, command, *, ahead=(), **_options):
         from runner.errors import Aborted
-        from runner.model import Outcome
+        from runner.results import Outcome
 
         self.ran.append(command)
         if len(self.ran) == 2:

@@ -5,19 +5,12 @@ import re
 
 from conftest import REPO, command_step
 
-from runner.model import (
-    FileReport,
-    Outcome,
-    RunReport,
-    Status,
-    StepResult,
-    Verdict,
-)
 from runner.report.annotations import (
     DETAIL_LINE_LIMIT,
     github_annotations,
     in_github_actions,
 )
+from runner.results import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.secrets import Redactor
 
 _LINE = re.compile(r"^::(error|warning) ((?:[A-Za-z]+=[^,:]*)(?:,[A-Za-z]+=[^,:]*)*)::(.*)$")

@@ -11,22 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from runner.model import (
-    Expectation,
-    FileReport,
-    Kind,
-    Outcome,
-    Plan,
-    RunReport,
-    SourceLoc,
-    Status,
-    Step,
-    StepResult,
-    Verdict,
-    Visibility,
-)
+from runner.model import Expectation, Kind, Plan, SourceLoc, Step, Visibility
 from runner.report.html import render_html, write_html
 from runner.report.plain import OUTPUT_LINE_LIMIT
+from runner.results import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.secrets import Redactor
 
 SECRET = "Zk-55-topsecret"

@@ -8,15 +8,8 @@ from conftest import command_step
 from junitparser import Failure, JUnitXml, Skipped
 
 from runner.errors import DemorunError
-from runner.model import (
-    FileReport,
-    Outcome,
-    RunReport,
-    Status,
-    StepResult,
-    Verdict,
-)
 from runner.report.junit import write_junit
+from runner.results import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.secrets import Redactor
 
 SECRET = "tok-Hx81-secret"

@@ -7,11 +7,11 @@ import time
 
 from conftest import command_step
 
-from runner.model import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.report.html import render_html
 from runner.report.junit import junit_xml
 from runner.report.plain import OUTPUT_BYTE_LIMIT, clip_bytes, clip_line
 from runner.report.summary import render_summary
+from runner.results import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.secrets import Redactor
 
 HUGE = 20_000_000  # one line of 20 MB; the same report for 50 MB, only slower to build

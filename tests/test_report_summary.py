@@ -3,24 +3,14 @@ from __future__ import annotations
 
 import re
 
-from runner.model import (
-    FileReport,
-    Kind,
-    Outcome,
-    RunReport,
-    SourceLoc,
-    Status,
-    Step,
-    StepResult,
-    Verdict,
-    Visibility,
-)
+from runner.model import Kind, SourceLoc, Step, Visibility
 from runner.report.summary import (
     file_progress_line,
     file_status,
     format_duration,
     render_summary,
 )
+from runner.results import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.secrets import Redactor
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

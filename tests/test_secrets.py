@@ -11,22 +11,8 @@ from conftest import command_step
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runner.model import (
-    Expectation,
-    FileReport,
-    Finding,
-    Kind,
-    Outcome,
-    Plan,
-    RunReport,
-    Severity,
-    SourceLoc,
-    Status,
-    Step,
-    StepResult,
-    Verdict,
-    Visibility,
-)
+from runner.model import Expectation, Finding, Kind, Plan, Severity, SourceLoc, Step, Visibility
+from runner.results import FileReport, Outcome, RunReport, Status, StepResult, Verdict
 from runner.secrets import (
     MASK,
     Redactor,

@@ -6,8 +6,8 @@ import time
 import pytest
 
 from runner.errors import CommandRejected, SessionError
-from runner.session import Session
 from runner.session.pty_io import Markers, Output, Scanner
+from runner.session.session import Session
 
 
 @pytest.fixture

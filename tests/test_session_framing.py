@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import runner.session.session as session_module
-from runner.engine import Engine, Policy
+from runner.engine.core import Engine, Policy
 from runner.errors import ParseError
 from runner.model import NO_MODIFIERS, Plan, Step
-from runner.parse import parse_workshop
-from runner.session import Session
+from runner.parse.workshop import parse_workshop
+from runner.session.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 3.0  # seconds a command may take here; workshops that wait longer are cut short

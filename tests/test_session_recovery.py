@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from runner.session import Session, bash
+from runner.session import bash
 from runner.session.processes import sigint_lost
+from runner.session.session import Session
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pexpect
 import pytest
 
 from runner.errors import CommandRejected
-from runner.session import Session
+from runner.session.session import Session
 from runner.session.term_modes import TerminalModes
 
 DEMORUN = shutil.which("demorun") or "demorun"

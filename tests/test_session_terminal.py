@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from runner.session import Session
+from runner.session.session import Session
 
 
 class FakeStdin:

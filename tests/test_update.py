@@ -24,7 +24,7 @@ from runner.modes.update import (
     unified_diff,
     updated_text,
 )
-from runner.verify import compare_output
+from runner.verify.compare import compare_output
 
 BLOCK = re.compile(r"\s*##(?: |$)")
 
@@ -395,7 +395,7 @@ def _owned(text: str) -> tuple[list[str], set[int], list]:
     joins to a `##` line is part of that `##` line.
     """
     from runner.model import Kind
-    from runner.parse import parse_text
+    from runner.parse.workshop import parse_text
 
     plan = parse_text(text, "w.md")
     assume(not plan.errors)  # check never runs, so never updates, a workshop with errors

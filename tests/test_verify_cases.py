@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.verify import compare_output
+from runner.verify.compare import compare_output
 
 CASES = Path(__file__).parent / "fixtures" / "verify" / "cases"
 VOLATILE = Path(__file__).parent / "fixtures" / "verify" / "volatile.tsv"

@@ -4,17 +4,9 @@ from __future__ import annotations
 import pytest
 
 from runner.errors import ParseError
-from runner.model import (
-    Expectation,
-    Kind,
-    Modifiers,
-    Outcome,
-    SourceLoc,
-    Status,
-    Step,
-    Visibility,
-)
-from runner.verify import verify_command
+from runner.model import Expectation, Kind, Modifiers, SourceLoc, Step, Visibility
+from runner.results import Outcome, Status
+from runner.verify.command import verify_command
 
 
 def step(expected: list[str] | None = None, first: int = 157, **modifiers) -> Step:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.verify import compare_output
+from runner.verify.compare import compare_output
 
 WORKSHOP = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "sma" / "startup-deep-dive" / "README.md"
 

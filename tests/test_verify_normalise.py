@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from runner.verify import normalise
+from runner.verify.normalise import normalise
 
 
 def test_colours_and_titles_are_stripped():

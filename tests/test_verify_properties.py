@@ -6,8 +6,8 @@ import random
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from runner.verify import compare_output, normalise
-from runner.verify.normalise import _line
+from runner.verify.compare import compare_output
+from runner.verify.normalise import _line, normalise
 from runner.verify.volatile import Canon
 
 SAFE = "bcdfghjklmnpqrstvwxz2456789"

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from runner.verify import VerifyOptions, compare_output
+from runner.verify.compare import compare_output
 from runner.verify.tables import Table, Text, cells, is_header, segments
+from runner.verify.values import VerifyOptions
 
 HEADER = "NAME                      READY   STATUS    RESTARTS   AGE"
 

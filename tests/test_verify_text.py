@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runner.errors import ParseError
-from runner.verify import compare_output
+from runner.verify.compare import compare_output
 from runner.verify.text import in_order
 
 

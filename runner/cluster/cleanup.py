@@ -22,9 +22,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import Listener
+from ..engine.listener import Listener
 from ..errors import Aborted, DemorunError
-from ..model import Step, StepResult
+from ..model import Step
+from ..results import StepResult
 from .names import created_clusters
 
 LIST_TIMEOUT = 60.0  # listing asks the container engine; a healthy one answers in a second

@@ -15,7 +15,7 @@ from ..errors import Aborted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:  # imported when a run isolates or cleans up (cleanup brings the engine), not by every start
-    from ..engine import Listener
+    from ..engine.listener import Listener
     from ..model import Plan
     from .cleanup import ClusterTracker
     from .kubeconfig import IsolatedKubeconfig

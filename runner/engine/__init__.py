@@ -4,9 +4,3 @@
 take, `core` runs and judges commands, `listener` is what modes hear,
 `signals` what Ctrl-C and SIGTERM do.
 """
-from .core import Engine, Policy, SyntaxCheck
-from .listener import Broadcast, Listener
-from .signals import interrupts
-from .walk import Action
-
-__all__ = ["Action", "Broadcast", "Engine", "Listener", "Policy", "SyntaxCheck", "interrupts"]

@@ -15,22 +15,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..errors import Aborted, CommandRejected, SessionError
-from ..model import (
-    DEFAULT_TIMEOUT,
-    NO_MODIFIERS,
-    Kind,
-    Outcome,
-    Plan,
-    SourceLoc,
-    Status,
-    Step,
-    StepResult,
-    Verdict,
-    Visibility,
-)
+from ..model import DEFAULT_TIMEOUT, NO_MODIFIERS, Kind, Plan, SourceLoc, Step, Visibility
+from ..results import Outcome, Status, StepResult, Verdict
 from ..secrets import Redactor, SecretTracker
-from ..session import Session
-from ..verify import VerifyOptions, verify_command
+from ..session.session import Session
+from ..verify.command import verify_command
+from ..verify.values import VerifyOptions
 from . import timeouts
 from .listener import Broadcast, Listener
 from .walk import Action, action_for, may_run, skip_reason

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..model import SourceLoc, Step, StepResult
+from ..model import SourceLoc, Step
+from ..results import StepResult
 
 
 class Listener:

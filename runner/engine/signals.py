@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..errors import Aborted
-from ..session import Session
+from ..session.session import Session
 
 AGAIN_WITHIN = 5.0  # seconds in which a second Ctrl-C stops the run, even after the command ended
 ENDING = (signal.SIGTERM, signal.SIGHUP)

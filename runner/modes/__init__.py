@@ -1,1 +1,1 @@
-"""The drivers of each command line mode: check, run, update, list and lint, and their shared setup."""
+"""The drivers of each command: present, run, check (and --update), list and lint, and their shared setup."""

@@ -11,18 +11,23 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..cluster import ClusterGuard, ClusterOptions, parallel_sweep
+from ..cluster.guard import ClusterGuard, ClusterOptions, parallel_sweep
 from ..config import Config, load_config
 from ..discover import find_workshops, scripts_below
 from ..discover import shard as shard_files
-from ..engine import Engine, Listener, Policy, interrupts
+from ..engine.core import Engine, Policy
+from ..engine.listener import Listener
+from ..engine.signals import interrupts
 from ..errors import Aborted, ConfigError, DemorunError, ParseError
-from ..model import FileReport, Kind, Plan, RunReport, Status, StepResult, Verdict
-from ..present.screen import color_wanted
+from ..model import Kind, Plan
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
+from ..results import FileReport, RunReport, Status, StepResult, Verdict
 from ..secrets import Redactor, masked_as_shown
-from ..verify import VerifyOptions, normalise, verify_command
+from ..terminal.screen import color_wanted
+from ..verify.command import verify_command
+from ..verify.normalise import normalise
+from ..verify.values import VerifyOptions
 from .setup import (
     effective_timeout,
     load_plan,

@@ -4,7 +4,6 @@ from __future__ import annotations
 from ..discover import find_workshops
 from ..errors import ParseError
 from ..model import Finding, Kind, Plan, Severity, SourceLoc
-from ..parse import parse_workshop
 from ..parse.bash_syntax import check_syntax_located, on_path
 from ..parse.directives import KNOWN_NAMES
 from ..parse.migration import (
@@ -13,6 +12,7 @@ from ..parse.migration import (
     unchecked_modifier_findings,
 )
 from ..parse.source import is_markdown, read_source, split_lines
+from ..parse.workshop import parse_workshop
 from ..streams import echo
 
 

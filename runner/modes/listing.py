@@ -7,7 +7,7 @@ from dataclasses import asdict
 import click
 
 from ..model import Kind, Modifiers, Plan, SourceLoc, Step
-from ..parse import parse_workshop
+from ..parse.workshop import parse_workshop
 
 JSON_VERSION = 1
 _DEFAULT = Modifiers()

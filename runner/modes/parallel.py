@@ -30,14 +30,6 @@ STOP_GRACE = 120.0
 _PR_SET_PDEATHSIG = 1
 
 
-def cpu_count() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 @dataclass
 class _Worker:
     process: multiprocessing.process.BaseProcess

@@ -6,14 +6,17 @@ import time
 
 import click
 
-from ..cluster import ClusterGuard, ClusterOptions
+from ..cluster.guard import ClusterGuard, ClusterOptions
 from ..config import load_config
-from ..engine import Engine, Listener, Policy, interrupts
+from ..engine.core import Engine, Policy
+from ..engine.listener import Listener
+from ..engine.signals import interrupts
 from ..errors import MissingRequirement
-from ..model import Kind, SourceLoc, Status, Step, StepResult, Visibility
-from ..present.screen import DIM, GREEN, Screen
+from ..model import Kind, SourceLoc, Step, Visibility
 from ..report.progress import Progress
+from ..results import Status, StepResult
 from ..secrets import Redactor
+from ..terminal.screen import DIM, GREEN, Screen
 from ..timings import Timings, check_writable
 from .setup import (
     effective_timeout,

@@ -9,19 +9,19 @@ from pathlib import Path
 from ..errors import ParseError
 
 # The session, the engine and click are imported where they are used: `present` shows its
-# first prose before it needs them (runner/present/start.py); typing is not loaded either.
+# first prose before it needs them (runner/modes/present/start.py); typing is not loaded either.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..cluster import Shortfall
+    from ..cluster.preflight import Shortfall
     from ..config import Config
     from ..model import Plan
-    from ..session import Session
+    from ..session.session import Session
 
 
 def load_plan(file: str, *, no_init: bool) -> Plan:
     """The parsed workshop. Only what makes a run impossible stops it (parse.BLOCKING); lint's
     other errors are warned about on stderr, and the run goes on as demosh's would."""
-    from ..parse import blocking_findings, parse_workshop
+    from ..parse.workshop import blocking_findings, parse_workshop
 
     plan = parse_workshop(file, no_init=no_init)
     blocking = blocking_findings(plan)
@@ -64,7 +64,7 @@ def open_session(file: str, args: list[str], config: Config, *, timeout: float,
     `read_ahead` is False (a replay paced for an audience, or timed section by section).
     `extra_env` is what the run adds on top of the configuration (an isolated KUBECONFIG).
     """
-    from ..session import Session
+    from ..session.session import Session
 
     env = {**config.env, **(extra_env or {})}
     return Session(cwd=str(Path(file).resolve().parent), env=env, argv0=file, args=args, cols=cols,

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from ..errors import DemorunError, ParseError, WorkshopChanged
 from ..files import rewrite
 from ..model import Expectation
-from ..verify import compare_output, normalise
+from ..verify.compare import compare_output
 from ..verify.diff import Matcher
+from ..verify.normalise import normalise
 from ..verify.text import ELLIPSIS, align
 from ..verify.volatile import canon_for
 

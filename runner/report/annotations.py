@@ -5,7 +5,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from ..model import RunReport, Status, StepResult
+from ..results import RunReport, Status, StepResult
 from ..secrets import redact_report
 from .plain import clip_line, first_line, plain
 

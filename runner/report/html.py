@@ -11,7 +11,8 @@ from markupsafe import Markup
 from mistune.renderers.html import HTMLRenderer
 
 from ..files import write_atomic
-from ..model import FileReport, Kind, RunReport, Status, Step, StepResult, Visibility
+from ..model import Kind, Step, Visibility
+from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
 from .plain import clip_line, clip_output, first_line, plain

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 from ..files import write_atomic
-from ..model import FileReport, RunReport, Status, StepResult
+from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from .plain import clip_line, clip_output, first_line, plain
 

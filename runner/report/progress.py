@@ -16,8 +16,9 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO, TextIO
 
-from ..engine import Listener
-from ..model import SourceLoc, Step, StepResult
+from ..engine.listener import Listener
+from ..model import SourceLoc, Step
+from ..results import StepResult
 from .summary import format_duration
 
 CI_INTERVAL = 30.0  # seconds between two "still running" lines in a log

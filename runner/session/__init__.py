@@ -1,4 +1,1 @@
 """One persistent bash on a pty: framing, terminal I/O and the processes it starts."""
-from .session import Session
-
-__all__ = ["Session"]

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import pexpect
 
 from ..errors import Aborted, SessionError
-from ..model import Escalation
+from ..results import Escalation
 from . import processes
 from .pty_io import (
     CANONICAL_LINE_MAX,
@@ -747,7 +747,7 @@ class Bash:
         if not self._waiting_for_input():  # busy, or its prompt may be in what it wrote last
             return None
         lost = not processes.is_terminal(self.shell_pid, 2, self.terminals[1:])
-        self.send('__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n'.encode())
+        self.send(b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n')
         if lost:
             return ("the command sent the shell's stderr away (exec 2>...), where bash prints its prompts; "
                     "demorun sent it back to the terminal")

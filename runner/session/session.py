@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from ..errors import CommandRejected, SessionError
-from ..model import DEFAULT_TIMEOUT, Escalation, Outcome
+from ..model import DEFAULT_TIMEOUT
+from ..results import Escalation, Outcome
 from . import processes
 from .bash import Bash, Reply
 from .pty_io import (

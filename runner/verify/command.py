@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from ..errors import DemorunError
-from ..model import Expectation, Outcome, Status, Step, Verdict
+from ..model import Expectation, Step
+from ..results import Outcome, Status, Verdict
 from .compare import compare_output
 from .normalise import normalise
 from .values import VerifyOptions

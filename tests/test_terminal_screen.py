@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from runner.present.screen import Screen, _last_row, render_markdown
+from runner.terminal.screen import Screen, _last_row, render_markdown
 
 
 def test_headings_keep_their_marks_without_colour():

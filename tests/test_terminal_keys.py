@@ -7,7 +7,7 @@ import termios
 
 import pytest
 
-from runner.present.keys import (
+from runner.terminal.keys import (
     BACKSPACE,
     CTRL_C,
     ENTER,

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from ..printable import visible
+
 MAX_DEPTH = 8  # lists and quotes nested deeper are shown as text: each level is a slice of the lines
 _MIN_WIDTH = 8  # narrower than this, text overflows rather than folding into a column of letters
 
@@ -375,7 +377,7 @@ _DESTINATION = _Pattern(
 _REF_LINK = _Pattern(r"\[((?:[^\]\\\n]|\\.){0,999})\]")
 _SPECIAL = _Pattern(r"[`\\\n\r*_~!\[\]<&]")  # where a token may start: found first, as most text is plain
 _ESCAPED = _Pattern(r"\\([!-/:-@\[-`{-~])")
-_CONTROL = _Pattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline lay text out
+
 _SPACES = _Pattern(r"( +)")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
@@ -781,23 +783,6 @@ _COMBINED: dict[tuple[Style, Style], Style] = {}
 def _layered(under: Style, over: Style) -> Style:
     return (*(a or b for a, b in zip(under[:5], over[:5])),
             over[5] if over[5] is not None else under[5], over[6] if over[6] is not None else under[6])
-
-
-def visible(text: str) -> str:
-    """Control characters (but tab and newline) as `cat -v` shows them: whatever of the workshop's
-    text the presenter shows, the terminal acts on none of its bytes."""
-    if text.isprintable() or not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(_caret, text)
-
-
-def _caret(m: re.Match) -> str:
-    code = ord(m.group())
-    if code == 0x7f:
-        return "^?"
-    if code >= 0x80:
-        return "M-^" + chr(code - 0x40)
-    return "^" + chr(code + 0x40)
 
 
 def _cells(text: str) -> int:

@@ -1,6 +1,6 @@
 """`demorun present` from its first command on: the live show, typed at a human pace and driven by keys.
 
-runner/present/start.py checks the workshop and shows its opening prose first; this module
+runner/modes/present/start.py checks the workshop and shows its opening prose first; this module
 brings the shell, the engine and the checker, which that opening does not wait for.
 """
 from __future__ import annotations
@@ -12,22 +12,34 @@ import re
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 
-from ..config import Config
-from ..engine import Action, Engine, Listener, Policy, interrupts
-from ..engine.walk import may_run
-from ..errors import Aborted, DemorunError
-from ..model import Kind, Plan, SourceLoc, Status, Step, StepResult, Visibility
-from ..modes.setup import effective_timeout, open_session
-from ..secrets import Redactor
-from ..timings import Timings
-from ..verify.diff import diff_line_kind
-from .keys import BACKSPACE, CTRL_C, CTRL_D, ENTER, ESCAPE, SPACE, Keyboard, TypeAhead
+from ...config import Config
+from ...engine.core import Engine, Policy
+from ...engine.listener import Listener
+from ...engine.signals import interrupts
+from ...engine.walk import Action, may_run
+from ...errors import Aborted, DemorunError
+from ...model import Kind, Plan, SourceLoc, Step, Visibility
+from ...printable import visible
+from ...results import Status, StepResult
+from ...secrets import Redactor
+from ...terminal.keys import (
+    BACKSPACE,
+    CTRL_C,
+    CTRL_D,
+    ENTER,
+    ESCAPE,
+    SPACE,
+    Keyboard,
+    TypeAhead,
+)
+from ...terminal.pager import OUTPUT_KEPT, show_in_pager
+from ...terminal.screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
+from ...timings import Timings
+from ...verify.diff import diff_line_kind
+from ..setup import effective_timeout, open_session
 from .notes import Channel, Outline
-from .pager import OUTPUT_KEPT, show_in_pager
-from .prose import visible
-from .screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
+from .opening import show_text
 from .sections import find_section, sections
-from .start import show_text
 
 HELP = "RETURN run  + skip  - again  ! shell  g go to  d diff  o output  Q quit"
 HUMAN_PACE = (0.010, 0.100)  # seconds between two keystrokes, as the old tool typed

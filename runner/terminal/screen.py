@@ -14,8 +14,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from ..printable import visible
 from . import prose
-from .prose import visible
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:
@@ -244,5 +244,5 @@ def _last_row(row: bytes, width: int) -> bytes:
 
 
 def render_markdown(markdown: str, *, width: int, color: bool) -> str:
-    """Markdown as terminal text (runner.present.prose): headings keep their `#` marks without colour."""
+    """Markdown as terminal text (runner.terminal.prose): headings keep their `#` marks without colour."""
     return prose.render(markdown, width=width, color=color)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import DemorunError
-from ..model import Plan, Visibility
+from ...errors import DemorunError
+from ...model import Plan, Visibility
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from runner.present.prose import render
+from runner.terminal.prose import render
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 RAW = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what a terminal would act on (tab and newline aside)
@@ -194,7 +194,7 @@ def test_ten_thousand_nested_items_are_shown_as_text_past_the_deepest_level():
 
 
 def test_rendering_imports_no_markdown_library():
-    code = ("import sys; from runner.present.screen import render_markdown; "
+    code = ("import sys; from runner.terminal.screen import render_markdown; "
             "render_markdown('# T\\n\\n*x* `y`\\n\\n- a\\n', width=40, color=True); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'markdown_it', 'mistune')))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

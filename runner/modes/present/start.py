@@ -2,37 +2,34 @@
 
 The audience sees the workshop's opening text (its title, its first paragraphs) before the
 shell, the engine and the checker are loaded and bash is started: they are needed from the
-first command on (runner/present/live.py runs the rest of the show), and loading them first
+first command on (runner/modes/present/live.py runs the rest of the show), and loading them first
 made the first screen wait several times longer than demosh's. So this module, and what it
 imports before the opening is shown, stays clear of the session, the engine and click.
 """
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext, suppress
 
-from ..config import load_config
-from ..errors import Aborted, DemorunError, MissingRequirement
-from ..model import Kind, Plan, Step, Visibility
-from ..modes.setup import load_plan, missing_requirements
-from ..timings import Timings, check_writable
-from .keys import Keyboard
-from .prose import visible
-from .screen import DIM, Screen
+from ...config import load_config
+from ...errors import Aborted, DemorunError, MissingRequirement
+from ...printable import visible
+from ...terminal.keys import Keyboard
+from ...terminal.screen import DIM, Screen
+from ...timings import Timings, check_writable
+from ..setup import load_plan, missing_requirements
+from .opening import show_opening, terminal_size
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:
-    from ..cluster import ClusterOptions
-    from ..secrets import Redactor
+    from ...cluster.guard import ClusterOptions
+    from ...secrets import Redactor
     from .notes import Channel
 
 # What a terminal may have been left with by a command that was killed: colours, hidden cursor.
 TERMINAL_RESET = "\x1b[0m\x1b[?25h"
-# Steps the opening may show or pass over: none needs the shell (NOTE is the notes terminal's).
-_TEXT = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR, Kind.NOTE})
 
 
 def run_present(file: str, args: list[str], *, speed: float | None, start_at: str | None,
@@ -65,7 +62,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
     recorder = None
     if record:
-        from ..report.cast import CastRecorder
+        from ...report.cast import CastRecorder
 
         recorder = CastRecorder(record, width=size.columns, height=size.lines, title=file)
     screen = Screen(record=recorder.output if recorder else None, width=size.columns)
@@ -78,7 +75,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     redact: Redactor | None = None
     guard = nullcontext()
     if cluster is not None:
-        from ..cluster import ClusterGuard
+        from ...cluster.guard import ClusterGuard
 
         guard = ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice)
     try:
@@ -97,7 +94,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         _restore_terminal(screen)
         if recorder:
             if redact is None:
-                from ..secrets import Redactor
+                from ...secrets import Redactor
 
                 redact = Redactor()
             recorder.close(redact)
@@ -112,59 +109,6 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         if timings:
             clock.write(timings)
     return code
-
-
-def opening(plan: Plan) -> int:
-    """How many steps from the start can be shown before the shell is up.
-
-    Text, and what passes over text, until the first step that needs the shell: a command,
-    a hook, a wait, an @print, or text under an @ifhook (its variable is the shell's).
-    Decided as the engine decides (runner/engine/walk.py), which this must not import.
-    """
-    for index, step in enumerate(plan.steps):
-        if step.kind not in _TEXT or (step.if_hooks and step.visibility is not Visibility.SKIP):
-            return index
-    return len(plan.steps)
-
-
-def show_opening(plan: Plan, screen: Screen, clock: Timings) -> int:
-    """Show the opening steps (see `opening`); the index of the first step the show goes on from."""
-    end = opening(plan)
-    for step in plan.steps[:end]:
-        if step.visibility is Visibility.SKIP or step.kind is Kind.NOTE:
-            continue
-        if step.kind is Kind.CLEAR:  # @clear acts in hidden parts too, as the engine has it
-            clock.at(step)
-            screen.clear()
-        elif step.visibility is Visibility.SHOW:
-            clock.at(step)
-            show_text(screen, step)
-    return end
-
-
-def show_text(screen: Screen, step: Step) -> None:
-    """A prose or commentary step of a SHOW part, as the audience sees it."""
-    if step.kind is Kind.PROSE:
-        screen.width = columns()
-        screen.blank_line()
-        screen.prose(step.text)
-        screen.blank_line()
-    else:
-        screen.comment(step.text)
-
-
-def terminal_size() -> os.terminal_size:
-    """The real terminal's size: a COLUMNS inherited from elsewhere must not shrink the show."""
-    try:
-        return os.get_terminal_size(sys.stdout.fileno())
-    except (OSError, ValueError):
-        import shutil
-
-        return shutil.get_terminal_size((80, 24))
-
-
-def columns() -> int:
-    return terminal_size().columns
 
 
 @contextmanager

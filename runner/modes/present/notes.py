@@ -13,11 +13,11 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from ..errors import DemorunError
-from ..model import Kind, Plan, Visibility
-from ..timings import Timings, duration
-from .prose import visible
-from .screen import BOLD, DIM, RESET, YELLOW, Screen
+from ...errors import DemorunError
+from ...model import Kind, Plan, Visibility
+from ...printable import visible
+from ...terminal.screen import BOLD, DIM, RESET, YELLOW, Screen
+from ...timings import Timings, duration
 
 MESSAGES_KEPT = 8
 REFRESH_EVERY = 1.0  # seconds: the elapsed times on the panel tick
@@ -136,7 +136,7 @@ class NotesChannel(Channel):
         # Here, not above: threading and the session package would slow every show's first screen.
         import threading
 
-        from ..session.pty_io import window_size
+        from ...session.pty_io import window_size
 
         super().__init__(screen)
         self._size = window_size

@@ -1,0 +1,68 @@
+"""The opening of a show: the text shown before the shell is up, and how a text step looks.
+
+Kept apart from the live show (live.py) so that the first screen loads neither the session
+nor the engine, and both start.py and live.py can use it.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+from ...model import Kind, Plan, Step, Visibility
+from ...terminal.screen import Screen
+from ...timings import Timings
+
+# Steps the opening may show or pass over: none needs the shell (NOTE is the notes terminal's).
+_TEXT = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR, Kind.NOTE})
+
+
+def opening(plan: Plan) -> int:
+    """How many steps from the start can be shown before the shell is up.
+
+    Text, and what passes over text, until the first step that needs the shell: a command,
+    a hook, a wait, an @print, or text under an @ifhook (its variable is the shell's).
+    Decided as the engine decides (runner/engine/walk.py), which this must not import.
+    """
+    for index, step in enumerate(plan.steps):
+        if step.kind not in _TEXT or (step.if_hooks and step.visibility is not Visibility.SKIP):
+            return index
+    return len(plan.steps)
+
+
+def show_opening(plan: Plan, screen: Screen, clock: Timings) -> int:
+    """Show the opening steps (see `opening`); the index of the first step the show goes on from."""
+    end = opening(plan)
+    for step in plan.steps[:end]:
+        if step.visibility is Visibility.SKIP or step.kind is Kind.NOTE:
+            continue
+        if step.kind is Kind.CLEAR:  # @clear acts in hidden parts too, as the engine has it
+            clock.at(step)
+            screen.clear()
+        elif step.visibility is Visibility.SHOW:
+            clock.at(step)
+            show_text(screen, step)
+    return end
+
+
+def show_text(screen: Screen, step: Step) -> None:
+    """A prose or commentary step of a SHOW part, as the audience sees it."""
+    if step.kind is Kind.PROSE:
+        screen.width = columns()
+        screen.blank_line()
+        screen.prose(step.text)
+        screen.blank_line()
+    else:
+        screen.comment(step.text)
+
+
+def terminal_size() -> os.terminal_size:
+    """The real terminal's size: a COLUMNS inherited from elsewhere must not shrink the show."""
+    try:
+        return os.get_terminal_size(sys.stdout.fileno())
+    except (OSError, ValueError):
+        return shutil.get_terminal_size((80, 24))
+
+
+def columns() -> int:
+    return terminal_size().columns
