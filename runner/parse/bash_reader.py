@@ -38,8 +38,6 @@ class _Cmd:
                  "cmdname", "fdef", "case_pattern", "case_state", "dbracket", "dbdepth",
                  "after_for", "strip", "heredocs", "funckw")
 
-    kind = "cmd"
-
     def __init__(self, closer: str | None = None, array: bool = False, fdef: bool = False,
                  shared: list[tuple[str, bool]] | None = None):
         self.closer = closer
@@ -80,7 +78,8 @@ class BashReader:
     """Reads lines of one command; `complete` says whether bash would run it now."""
 
     def __init__(self) -> None:
-        self.levels: list = [_Cmd()]
+        self.top = _Cmd()  # the command's own level, always the first of `levels`
+        self.levels: list[_Cmd | _Str] = [self.top]
         self.bodies: deque[tuple[str, bool]] = deque()  # heredocs whose body is being read
         self.backslash = False  # the line ended in backslash-newline
         self.op_pending = False  # the last token was | && || and a command must follow
@@ -94,7 +93,7 @@ class BashReader:
 
     @property
     def complete(self) -> bool:
-        top = self.levels[0]
+        top = self.top
         return (len(self.levels) == 1 and not top.struct and not top.heredocs
                 and not self.bodies and not self.backslash and not self.op_pending
                 and not self.need_body
@@ -102,7 +101,7 @@ class BashReader:
 
     def why_incomplete(self) -> str:
         """What is still open, in words, for messages about a command cut short."""
-        pending = self.levels[0].heredocs
+        pending = self.top.heredocs
         if self.bodies or pending:
             delim = (self.bodies or pending)[0][0]
             return f"here-document never ends (wanted {delim!r})"
@@ -137,7 +136,7 @@ class BashReader:
         n = len(line)
         while i < n:
             level = self.levels[-1]
-            if level.kind == "cmd":
+            if isinstance(level, _Cmd):
                 i = self._cmd(level, line, i)
             else:
                 i = self._str(level, line, i)
@@ -154,13 +153,16 @@ class BashReader:
     def _not_arithmetic(self) -> None:
         """`((` or `$((` whose first `)` is not followed by `)` is no arithmetic (bash's
         parse_dparen and parse_comsub): read the text since again, as commands."""
+        assert self.arith is not None  # called only while a `((` is on trial
         level, lines, start = self.arith
         self.arith = None
         self.replay_chars += sum(len(line) + 1 for line in lines)
         self.levels.pop()
         outer = self.levels[-1]
-        # `$((` falls back to a command substitution (its own parser), `((` to a subshell.
-        self._push(_Cmd(")") if level.kind == "$((" else _Cmd(")", shared=outer.heredocs))
+        # `$((` falls back to a command substitution (its own parser), `((` to a subshell, which
+        # only starts a command, so among words (a _Cmd level).
+        shared = outer.heredocs if isinstance(outer, _Cmd) else None
+        self._push(_Cmd(")") if level.kind == "$((" else _Cmd(")", shared=shared))
         self._scan(lines[0], start)
         for line in lines[1:]:
             self._line(line)
@@ -179,59 +181,65 @@ class BashReader:
     def _append(level: _Cmd, text: str) -> None:
         """Grow the word, up to a length no reserved word or name reaches: a word of a
         million pieces would otherwise be copied a million times."""
-        if len(level.word) <= _WORD_MAX:
-            level.word += text
-            if len(level.word) > _WORD_MAX:
-                level.word = level.word[:_WORD_MAX] + "\0"  # matches no keyword or name
+        word = level.word or ""
+        if len(word) <= _WORD_MAX:
+            word += text
+            level.word = word[:_WORD_MAX] + "\0" if len(word) > _WORD_MAX else word  # \0 matches no keyword
 
     def _end_word(self, level: _Cmd) -> None:
         word = level.word
         if word is None:
             return
         level.word = None
-        if level.expect == "heredoc":
-            delim = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", "".join(level.raw))
-            level.raw = []
-            level.heredocs.append((delim, level.strip))
-            level.expect = None
-            return
-        if level.expect == "redir":
-            level.expect = None
-            return
-        if level.expect == "fname":
-            level.expect = None
-            level.cmdpos = True
-            level.cmdname = True
-            level.funckw = True
-            self.need_body = True
+        if level.expect is not None:
+            self._end_expected_word(level)
             return
         level.funckw = False
-        if level.array:
-            return
-        plain = level.plain
-        if level.dbracket:
-            if plain and word == "]]":
-                level.dbracket = False
-                level.cmdpos = False
-            return
-        if level.case_pattern:
-            if plain and word == "esac":
-                self._close(level, "esac")
-                level.case_pattern = False
-            return
-        if level.case_state:
-            if level.case_state == 1:
-                level.case_state = 2
-            elif plain and word == "in":
-                level.case_state = 0
-                level.case_pattern = True
+        if level.array or self._end_word_in_test_or_case(level, word):
             return
         was_cmdpos = level.cmdpos
         level.cmdpos = False
         level.cmdname = False
         level.after_for = False
-        if not (was_cmdpos and plain):
-            return
+        if was_cmdpos and level.plain:
+            self._command_word(level, word)
+
+    def _end_expected_word(self, level: _Cmd) -> None:
+        """The word a heredoc operator, a redirection or `function` was waiting for."""
+        if level.expect == "heredoc":
+            delim = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", "".join(level.raw))
+            level.raw = []
+            level.heredocs.append((delim, level.strip))
+        elif level.expect == "fname":
+            level.cmdpos = True
+            level.cmdname = True
+            level.funckw = True
+            self.need_body = True
+        level.expect = None
+
+    def _end_word_in_test_or_case(self, level: _Cmd, word: str) -> bool:
+        """Inside `[[ ]]` or a case's head or patterns, where only `]]`, `in` and `esac` matter."""
+        plain = level.plain
+        if level.dbracket:
+            if plain and word == "]]":
+                level.dbracket = False
+                level.cmdpos = False
+        elif level.case_pattern:
+            if plain and word == "esac":
+                self._close(level, "esac")
+                level.case_pattern = False
+        elif level.case_state == 1:
+            level.case_state = 2
+        elif level.case_state:
+            if plain and word == "in":
+                level.case_state = 0
+                level.case_pattern = True
+        else:
+            return False
+        return True
+
+    def _command_word(self, level: _Cmd, word: str) -> None:
+        """A plain word where a command starts: a reserved word opens or closes a compound."""
         if word in ("if", "while", "until"):
             level.struct.append("fi" if word == "if" else "done")
             level.cmdpos = True
@@ -275,89 +283,17 @@ class BashReader:
 
     def _cmd(self, level: _Cmd, line: str, i: int) -> int:
         c = line[i]
-        n = len(line)
         if c in _BLANK:
             self._end_word(level)
             return i + 1
         if c == "#" and level.word is None:
             self._end_word(level)
-            return n
+            return len(line)
         if level.expect == "heredoc" and level.word is None:
             level.raw = []
-        if c == "\\":
-            if i + 1 >= n:
-                # Backslash-newline vanishes before bash splits words: `;\` then `fi` is still
-                # the reserved word `fi`, and a word cut in two is one word.
-                self.backslash = True
-                return n
-            self._start_word(level)
-            level.plain = False
-            if level.expect == "heredoc":
-                level.raw.append(line[i:i + 2])
-            return i + 2
-        if c in "'\"`":
-            self._start_word(level)
-            level.plain = False
-            if level.expect == "heredoc":
-                j = line.find(c, i + 1) if c != "`" else -1
-                if j > 0:
-                    level.raw.append(line[i:j + 1])
-                    return j + 1
-            self._push(_Str(c))
-            return i + 1
-        if c == "$":
-            self._start_word(level)
-            level.plain = False
-            nxt = line[i + 1:i + 3]
-            if nxt.startswith("'"):
-                self._push(_Str("$'"))
-                return i + 2
-            if nxt.startswith('"'):
-                self._push(_Str('"'))
-                return i + 2
-            return self._expansion(line, i)
-        if c in "<>" and line[i + 1:i + 2] == "(":
-            self._start_word(level)
-            level.plain = False
-            self._push(_Cmd(")"))
-            return i + 2
-        if c in "<>":
-            return self._redirect(level, line, i)
-        if c == "|":
-            self._end_word(level)  # `]]|` ends the test before the pipe
-            if level.dbracket or level.case_pattern:
-                return i + 1
-            two = line[i:i + 2]
-            self._operator(level, True)
-            return i + 2 if two in ("||", "|&") else i + 1
-        if c == "&":
-            two = line[i:i + 2]
-            if two == "&&":
-                self._operator(level, True)
-                return i + 2
-            if two == "&>":
-                self._end_word(level)
-                level.expect = "redir"
-                return i + 3 if line[i:i + 3] == "&>>" else i + 2
-            self._operator(level, False)
-            return i + 1
-        if c == ";":
-            three = line[i:i + 3]
-            width = 3 if three == ";;&" else 2 if three[:2] in (";;", ";&") else 1
-            self._operator(level, False)
-            if width > 1 and level.struct and level.struct[-1] == "esac":
-                level.case_pattern = True
-            return i + width
-        if c == "(":
-            return self._open_paren(level, line, i)
-        if c == ")":
-            return self._close_paren(level, i)
-        if c == "=" and line[i + 1:i + 2] == "(" and level.word is not None \
-                and _ASSIGN.match(level.word + "="):
-            self._append(level, "=")
-            level.plain = False
-            self._push(_Cmd(")", array=True, shared=level.heredocs))
-            return i + 2
+        return _CMD_CHARS.get(c, BashReader._plain)(self, level, line, i)
+
+    def _plain(self, level: _Cmd, line: str, i: int) -> int:
         self._start_word(level)
         m = _PLAIN_RUN.match(line, i)
         j = m.end() if m else i + 1
@@ -365,6 +301,88 @@ class BashReader:
             level.raw.append(line[i:j])
         self._append(level, line[i:j])
         return j
+
+    def _backslash(self, level: _Cmd, line: str, i: int) -> int:
+        if i + 1 >= len(line):
+            # Backslash-newline vanishes before bash splits words: `;\` then `fi` is still
+            # the reserved word `fi`, and a word cut in two is one word.
+            self.backslash = True
+            return i + 1
+        self._start_word(level)
+        level.plain = False
+        if level.expect == "heredoc":
+            level.raw.append(line[i:i + 2])
+        return i + 2
+
+    def _quote(self, level: _Cmd, line: str, i: int) -> int:
+        c = line[i]
+        self._start_word(level)
+        level.plain = False
+        if level.expect == "heredoc":
+            j = line.find(c, i + 1) if c != "`" else -1
+            if j > 0:
+                level.raw.append(line[i:j + 1])
+                return j + 1
+        self._push(_Str(c))
+        return i + 1
+
+    def _dollar(self, level: _Cmd, line: str, i: int) -> int:
+        self._start_word(level)
+        level.plain = False
+        nxt = line[i + 1:i + 3]
+        if nxt.startswith("'"):
+            self._push(_Str("$'"))
+            return i + 2
+        if nxt.startswith('"'):
+            self._push(_Str('"'))
+            return i + 2
+        return self._expansion(line, i)
+
+    def _angle(self, level: _Cmd, line: str, i: int) -> int:
+        """`<` or `>`: a process substitution `<(` / `>(`, or a redirection."""
+        if line[i + 1:i + 2] == "(":
+            self._start_word(level)
+            level.plain = False
+            self._push(_Cmd(")"))
+            return i + 2
+        return self._redirect(level, line, i)
+
+    def _pipe(self, level: _Cmd, line: str, i: int) -> int:
+        self._end_word(level)  # `]]|` ends the test before the pipe
+        if level.dbracket or level.case_pattern:
+            return i + 1
+        two = line[i:i + 2]
+        self._operator(level, True)
+        return i + 2 if two in ("||", "|&") else i + 1
+
+    def _ampersand(self, level: _Cmd, line: str, i: int) -> int:
+        two = line[i:i + 2]
+        if two == "&&":
+            self._operator(level, True)
+            return i + 2
+        if two == "&>":
+            self._end_word(level)
+            level.expect = "redir"
+            return i + 3 if line[i:i + 3] == "&>>" else i + 2
+        self._operator(level, False)
+        return i + 1
+
+    def _semicolon(self, level: _Cmd, line: str, i: int) -> int:
+        three = line[i:i + 3]
+        width = 3 if three == ";;&" else 2 if three[:2] in (";;", ";&") else 1
+        self._operator(level, False)
+        if width > 1 and level.struct and level.struct[-1] == "esac":
+            level.case_pattern = True
+        return i + width
+
+    def _equals(self, level: _Cmd, line: str, i: int) -> int:
+        """`name=(` opens an array; any other `=` is part of a word."""
+        if line[i + 1:i + 2] == "(" and level.word is not None and _ASSIGN.match(level.word + "="):
+            self._append(level, "=")
+            level.plain = False
+            self._push(_Cmd(")", array=True, shared=level.heredocs))
+            return i + 2
+        return self._plain(level, line, i)
 
     def _redirect(self, level: _Cmd, line: str, i: int) -> int:
         self._end_word(level)
@@ -411,7 +429,7 @@ class BashReader:
         self._push(_Cmd(")", fdef=fdef, shared=level.heredocs))
         return i + 1
 
-    def _close_paren(self, level: _Cmd, i: int) -> int:
+    def _close_paren(self, level: _Cmd, line: str, i: int) -> int:
         self._end_word(level)
         if level.dbracket and level.dbdepth > 0:
             level.dbdepth -= 1
@@ -423,16 +441,18 @@ class BashReader:
         if level.closer == ")":
             self.levels.pop()
             outer = self.levels[-1]
-            if level.fdef:
+            if not isinstance(outer, _Cmd):
+                pass  # `$(...)` inside quotes or `${...}`: the word goes on
+            elif level.fdef:
                 outer.cmdpos = True
                 self.need_body = True
-            elif outer.kind == "cmd" and outer.word is None:
+            elif outer.word is None:
                 outer.cmdpos = False
             return i + 1
         self.unbalanced = True
         return i + 1
 
-    def _push(self, level) -> None:
+    def _push(self, level: _Cmd | _Str) -> None:
         parent = self.levels[-1]
         if isinstance(level, _Str) and isinstance(parent, _Str):
             level.dq = parent.kind == '"' or parent.dq
@@ -456,16 +476,15 @@ class BashReader:
 
     def _str(self, level: _Str, line: str, i: int) -> int:
         kind = level.kind
-        n = len(line)
         if kind == "'":
             j = line.find("'", i)
             if j < 0:
-                return n
+                return len(line)
             self.levels.pop()
             return j + 1
         c = line[i]
         if c == "\\":
-            if i + 1 >= n and kind in ('"', "${", "$((", "(("):
+            if i + 1 >= len(line) and kind in ('"', "${", "$((", "(("):
                 self.backslash = True
             return i + 2
         if kind in ("$'", "`"):
@@ -480,38 +499,46 @@ class BashReader:
         if kind == '"':
             if c == '"':
                 self.levels.pop()
-            return i + 1
-        if kind == "${":
-            if c == "}":
-                self.levels.pop()
-            elif c == '"':
-                self._push(_Str('"'))
-            elif c == "'" and not self._inside_double_quotes():
-                self._push(_Str("'"))
-            return i + 1
-        if c == "(":
+        elif kind == "${":
+            self._in_braces(c)
+        elif c in "()":
+            return self._in_parens(level, line, i)
+        return i + 1
+
+    def _in_braces(self, c: str) -> None:
+        """A character of `${...}`: quotes open inside it, `}` closes it."""
+        if c == "}":
+            self.levels.pop()
+        elif c == '"':
+            self._push(_Str('"'))
+        elif c == "'" and not self._inside_double_quotes():
+            self._push(_Str("'"))
+
+    def _in_parens(self, level: _Str, line: str, i: int) -> int:
+        """A parenthesis of `$((`, `((` or an extended glob: nested, closing, or proof of no arithmetic."""
+        if line[i] == "(":
             level.depth += 1
-        elif c == ")":
-            if level.depth:
-                level.depth -= 1
-            elif kind == "xglob":
-                self.levels.pop()
-            elif line[i + 1:i + 2] == ")":
-                self.levels.pop()
-                if self.arith is not None and self.arith[0] is level:
-                    self.arith = None
-                return i + 2
-            elif self.arith is not None and self.arith[0] is level:
-                self._not_arithmetic()
-                return len(line)
+        elif level.depth:
+            level.depth -= 1
+        elif level.kind == "xglob":
+            self.levels.pop()
+        elif line[i + 1:i + 2] == ")":
+            self.levels.pop()
+            if self.arith is not None and self.arith[0] is level:
+                self.arith = None
+            return i + 2
+        elif self.arith is not None and self.arith[0] is level:
+            self._not_arithmetic()
+            return len(line)
         return i + 1
 
     def _inside_double_quotes(self) -> bool:
-        return self.levels[-1].dq
+        level = self.levels[-1]
+        return isinstance(level, _Str) and level.dq
 
     def _newline(self) -> None:
         level = self.levels[-1]
-        if level.kind != "cmd":
+        if not isinstance(level, _Cmd):
             return
         self._end_word(level)
         pending = level.heredocs
@@ -523,3 +550,12 @@ class BashReader:
         if not self.need_body and not level.case_state and level.expect is None:
             level.cmdpos = not level.array
             level.cmdname = False
+
+
+# What `_cmd` does at each character that can end or change a word; any other starts or extends one.
+_CMD_CHARS = {
+    "\\": BashReader._backslash, "'": BashReader._quote, '"': BashReader._quote, "`": BashReader._quote,
+    "$": BashReader._dollar, "<": BashReader._angle, ">": BashReader._angle, "|": BashReader._pipe,
+    "&": BashReader._ampersand, ";": BashReader._semicolon, "(": BashReader._open_paren,
+    ")": BashReader._close_paren, "=": BashReader._equals,
+}
