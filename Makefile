@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install demo test test-all bench clean
+.PHONY: install demo test test-all bench bench-revisions clean
 
 $(BIN)/demorun: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ test: install
 bench: install
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/run_all.py
+
+# This tree against an earlier revision, in the same run: make bench-revisions BASE=<commit>
+bench-revisions: install
+	$(BIN)/python bench/revisions.py --base $(BASE)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
