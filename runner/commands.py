@@ -3,9 +3,8 @@
 runner/cli.py declares the options with click and hands them here; the fast path in
 runner/launch.py reads the same options from click's own table and calls the same bodies.
 Each ends the process with the command's exit code (runner/exits.py), never returning.
-Modules past the command line are imported in the body that needs them: `lint` on every save
-and `present` before its first screen load only their own (tests/test_launch.py,
-bench/revisions.py: importing the cluster options up front cost present 4 ms, 10%).
+Each command's driver is imported in its own body, so `lint` on every save and `present`
+before its first screen load only theirs (tests/test_launch.py).
 """
 from __future__ import annotations
 
