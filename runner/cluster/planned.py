@@ -83,7 +83,7 @@ class _PlanReader:
         self.unreadable: list[Unreadable] = []
 
     def step(self, text: str, loc: SourceLoc) -> None:
-        maybe = bool(_CONDITIONAL.search(text))
+        maybe = bool(_CONDITIONAL.search(re.sub(r"\$\{[^}]*\}|\$\(", "", text)))
         for words in simple_commands(text):
             words = _command_words(words)
             self._assignments(words, maybe)
