@@ -75,7 +75,7 @@ def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
             stopped = exc
         finally:
             signals["stopping"] = True
-            finished = _stop(pool.workers)
+            finished = _stop(pool.workers, stopped.signum if stopped else signal.SIGTERM)
     if stopped is None:
         return
     done.update((index, answer) for index, answer in finished.items() if index >= yielded)
@@ -172,14 +172,16 @@ def _raise(kind: str, payload) -> None:
     raise RuntimeError(f"a worker process failed:\n{payload}")
 
 
-def _stop(workers: list[_Worker]) -> dict[int, object]:
-    """Finish idle workers, stop busy ones with SIGTERM so they clean up, kill what lingers.
+def _stop(workers: list[_Worker], signum: int) -> dict[int, object]:
+    """Finish idle workers, stop busy ones so they clean up, kill what lingers.
 
-    What the busy ones answer (the result of their item, cut short) is returned by index.
+    Busy ones get the signal that stopped this process, so their reports name it as a serial
+    run's would; after Ctrl-C, which they had twice already, SIGTERM (a third Ctrl-C would cut
+    their cleanup short). What they answer (their item's result, cut short) is returned by index.
     """
     for worker in workers:
         if worker.item is not None and worker.process.is_alive():
-            _signal(worker, signal.SIGTERM)
+            _signal(worker, signal.SIGTERM if signum == signal.SIGINT else signum)
         # Also to a busy one: a SIGTERM landing as its item ends can be lost (CPython drops a
         # signal whose handler was reset before it ran), and it would then wait for work.
         _send(worker, None)
