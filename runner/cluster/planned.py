@@ -228,14 +228,16 @@ def _read_regular(path: str) -> str | None:
 
 
 def undeclared_tools(plan: Plan) -> tuple[Requirement, ...]:
-    """The cluster tools the commands that may run call without an @requires, each where first called."""
+    """The cluster tools the commands that may run call without an @requires, each where first called
+    in the workshop's own file (for a command of an imported file: the line that imports it)."""
     declared = {requirement.tool for requirement in plan.requires}
     found: dict[str, SourceLoc] = {}
     for step in plan.commands:
         if step.visibility is not Visibility.SKIP:
             for tool in called_tools(step.text):
                 if tool not in declared:
-                    found.setdefault(tool, step.loc)
+                    outside = step.loc.file != plan.file and step.called_from
+                    found.setdefault(tool, step.called_from[0] if outside else step.loc)
     return tuple(Requirement(tool, loc, called=True) for tool, loc in found.items())
 
 
