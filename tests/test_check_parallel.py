@@ -252,7 +252,7 @@ echo ok
 ```
 
 ```bash
-touch {here}/started-{tag}; bash -c 'trap "" INT; sleep 60'
+bash -c 'trap "" INT; touch {here}/started-{tag}; sleep 60'
 ```
 
 ```bash

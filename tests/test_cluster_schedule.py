@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO
 
 from runner.cluster.planned import planned_clusters
-from runner.cluster.schedule import cluster_locks, groups
+from runner.cluster.schedule import clash, groups
 from runner.discover import shard
 from runner.model import Kind, Plan, SourceLoc, Step, Visibility
 from runner.modes.units import lay_out
@@ -172,16 +172,36 @@ def test_shard_on_the_command_line_keeps_the_group(workshop):
     assert [k for k, part in seen.items() if files[0] in part] == [k for k, part in seen.items() if files[5] in part]
 
 
-def test_groups_and_locks_of_unreadable_names():
+def test_clashes_and_groups_with_unreadable_names():
     from runner.cluster.planned import ClusterClaims, Unreadable
 
-    claims = [ClusterClaims(frozenset({("k3d", "a")})), ClusterClaims(),
-              ClusterClaims(unreadable=(Unreadable(SourceLoc("u.md", 3), "k3d cluster create $(x)"),)),
-              ClusterClaims(frozenset({("kind", "a")}))]
-    locks = cluster_locks(claims)
-    assert locks[1] == frozenset()
-    assert locks[0] & locks[2] and locks[3] & locks[2] and not locks[0] & locks[3]  # k3d a is not kind a
-    assert groups(locks) == [[0, 2, 3], [1]]
+    k3d_a, kind_a = ClusterClaims(frozenset({("k3d", "a")})), ClusterClaims(frozenset({("kind", "a")}))
+    none = ClusterClaims()
+    unread = ClusterClaims(unreadable=(Unreadable(SourceLoc("u.md", 3), "k3d cluster create $(x)"),))
+    assert clash(k3d_a, kind_a) is None  # k3d's a is not kind's a
+    assert clash(k3d_a, ClusterClaims(frozenset({("k3d", "a"), ("k3d", "b")}))) == "both create k3d cluster a"
+    assert clash(k3d_a, unread) and clash(unread, kind_a) and clash(unread, unread)
+    assert clash(unread, none) is None and clash(none, k3d_a) is None
+    assert groups([k3d_a, none, unread, kind_a]) == [[0, 2, 3], [1]]
+    assert groups([k3d_a, none, kind_a, k3d_a]) == [[0, 3], [1], [2]]
+
+
+def test_grouping_many_files_takes_linear_time():
+    import time
+
+    from runner.cluster.planned import ClusterClaims, Unreadable
+
+    unread = (Unreadable(SourceLoc("u.md", 3), "k3d cluster create $(x)"),)
+
+    def cost(n: int) -> float:
+        claims = [ClusterClaims(frozenset({("k3d", f"c{i}"), ("k3d", f"c{i + 1}")})) for i in range(n)]
+        claims += [ClusterClaims(unreadable=unread)] * n
+        started = time.perf_counter()
+        assert len(groups(claims)) == 1
+        return time.perf_counter() - started
+
+    cost(1000)
+    assert cost(40000) < 12 * cost(10000)
 
 
 def test_the_plain_split_is_round_robin_and_survives_a_huge_n():

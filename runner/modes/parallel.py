@@ -39,12 +39,12 @@ class _Worker:
 
 
 def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
-                on_lost: Callable[[T, str], object], *, locks: Sequence[frozenset[str]] | None = None,
+                on_lost: Callable[[T, str], object], *, clash: Callable[[int, int], bool] | None = None,
                 on_wait: Callable[[int, int], object] | None = None) -> Iterator[object]:
     """work(item) for every item in up to `jobs` processes, yielded in the items' order.
 
-    Items whose `locks` meet never run at the same time: a free worker takes the first item
-    in order that shares no lock with a running one, and waits while there is none;
+    Items that `clash` (by index) never run at the same time: a free worker takes the first
+    item in order that clashes with no running one, and waits while there is none;
     on_wait(index, running_index) says, once per item, what it waited for. A worker that
     dies without an answer yields on_lost(item, why) in its place. A DemorunError or other
     exception in a worker is raised here, after every worker has been stopped. Stopped by a
@@ -53,7 +53,7 @@ def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
     Aborted is raised. Closing the iterator early stops the workers.
     """
     context = multiprocessing.get_context("fork")  # the work function need not be importable
-    pool = _Pool(context, work, items, locks or [frozenset()] * len(items), on_wait)
+    pool = _Pool(context, work, items, clash or (lambda a, b: False), on_wait)
     done: dict[int, object] = {}
     yielded = 0
     stopped: Aborted | None = None
@@ -88,9 +88,9 @@ def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
 class _Pool:
     """The workers, what each works on, and which item goes next."""
 
-    def __init__(self, context, work: Callable, items: Sequence, locks: Sequence[frozenset[str]],
+    def __init__(self, context, work: Callable, items: Sequence, clash: Callable[[int, int], bool],
                  on_wait: Callable[[int, int], object] | None):
-        self.context, self.work, self.items, self.locks, self.on_wait = context, work, items, locks, on_wait
+        self.context, self.work, self.items, self.clash, self.on_wait = context, work, items, clash, on_wait
         self.workers: list[_Worker] = []
         self.todo = list(range(len(items)))
         self.told: set[int] = set()  # items whose wait was said
@@ -116,13 +116,13 @@ class _Pool:
 
     def _next(self) -> int | None:
         running = [w.item for w in self.workers if w.item is not None]
-        held = frozenset().union(*(self.locks[i] for i in running))
         for at, index in enumerate(self.todo):
-            if not self.locks[index] & held:
+            blocking = next((i for i in running if self.clash(index, i)), None)
+            if blocking is None:
                 return self.todo.pop(at)
             if self.on_wait and index not in self.told:
                 self.told.add(index)
-                self.on_wait(index, next(i for i in running if self.locks[i] & self.locks[index]))
+                self.on_wait(index, blocking)
         return None
 
     def answers(self, signals: dict) -> Iterator[tuple[int, bool, object]]:

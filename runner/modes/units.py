@@ -18,7 +18,7 @@ from typing import Protocol, TypeVar
 
 from ..cluster.guard import ClusterOptions, SetupHold
 from ..cluster.planned import NO_CLAIMS, ClusterClaims, planned_clusters
-from ..cluster.schedule import cluster_locks, groups, serialised, waits_for
+from ..cluster.schedule import clash, groups, serialised
 from ..config import load_config
 from ..discover import shard
 from ..engine.signals import interrupts
@@ -71,14 +71,14 @@ class Layout:
     def files(self) -> list[str]:
         return [file for unit in self.units for file in unit.files]
 
-    @property
-    def locks(self) -> list[frozenset[str]]:
-        return cluster_locks([unit.claims for unit in self.units])
+    def clash(self, a: int, b: int) -> str | None:
+        """Why units a and b may not run at the same time; None when they may."""
+        return clash(self.units[a].claims, self.units[b].claims)
 
     def shard(self, k: int, n: int) -> Layout:
         """Shard K of N: units that share a cluster name land in one shard, the same on every machine."""
         every = [unit.files[0] for unit in self.units]
-        together = [[every[i] for i in group] for group in groups(self.locks)]
+        together = [[every[i] for i in group] for group in groups([unit.claims for unit in self.units])]
         mine = set(shard(every, k, n, together=together))
         return Layout(tuple(unit for unit in self.units if unit.files[0] in mine))
 
@@ -88,8 +88,7 @@ class Layout:
 
     def waiting(self, index: int, running: int) -> str:
         """What `-v` says when unit `index` waits for unit `running`."""
-        _, why = waits_for(index, self.locks, [running]) or (running, "")
-        return f"{_label(self.units[index])} waits for {_label(self.units[running])}: {why}"
+        return f"{_label(self.units[index])} waits for {_label(self.units[running])}: {self.clash(index, running)}"
 
 
 def _label(unit: Unit) -> str:
@@ -171,9 +170,11 @@ def check_units(layout: Layout, jobs: int, *, check: Check[C], wrap: Wrap[C], cl
     def lost(unit: Unit, why: str) -> UnitCheck:
         return UnitCheck(tuple(wrap(FileReport(file, (), 0.0, error=f"{file}: {why}")) for file in unit.files))
 
-    locks = layout.locks
+    def clashes(a: int, b: int) -> bool:
+        return layout.clash(a, b) is not None
+
     waited = (lambda index, running: on_wait(layout.waiting(index, running))) if on_wait else None
-    for done in ordered_map(work, units, jobs, lost, locks=locks, on_wait=waited):
+    for done in ordered_map(work, units, jobs, lost, clash=clashes, on_wait=waited):
         yield from done.checks  # type: ignore[attr-defined]  # ordered_map hands back what work returns
 
 
@@ -229,7 +230,8 @@ def setup_failed(setup: str, report: FileReport) -> str | None:
         return f"its setup {setup} was skipped: {report.skipped_reason}"
     failed = next((r for r in report.results if r.verdict.status is Status.FAIL), None)
     if failed:
-        return f"its setup {setup} failed at {failed.step.loc}: {failed.verdict.message}"
+        said = failed.verdict.message
+        return f"its setup {setup} failed: " + (said if str(failed.step.loc) in said else f"{failed.step.loc}: {said}")
     return None
 
 
