@@ -145,3 +145,19 @@ def test_a_setup_that_needs_another_is_an_error_that_says_so(tmp_path, standins)
     done = _check(str(tmp_path / "one.md"))
     assert done.returncode == 2, done.stdout + done.stderr
     assert "a setup cannot need another" in done.stdout
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_setup_that_creates_no_cluster_still_lets_its_dependants_run(tmp_path, standins, jobs):
+    (tmp_path / "CREATE.md").write_text("```bash\necho ready > ready.txt\n```\n")
+    (tmp_path / "one.md").write_text("<!-- @needs CREATE.md -->\n```bash\ncat ready.txt\n## ready\n```\n")
+    done = _check("-j", jobs, str(tmp_path / "one.md"))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_missing_setup_skips_its_dependant_and_is_an_error(tmp_path, standins):
+    (tmp_path / "one.md").write_text("<!-- @needs nowhere.md -->\n```bash\ntrue\n```\n")
+    done = _check(str(tmp_path / "one.md"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"ERROR {tmp_path}/nowhere.md  not checked: no such file" in done.stdout
+    assert f"skipped: its setup {tmp_path}/nowhere.md could not be checked: no such file" in done.stdout

@@ -50,8 +50,10 @@ class SetupHold:
 
     @property
     def kubeconfig(self) -> str | None:
-        """The setup's private kubeconfig, which its dependants start from; None when it had none."""
-        return self.kubes[-1].path if self.kubes else None
+        """The setup's private kubeconfig, which its dependants start from; None when it had none, or
+        nothing wrote it (a setup that created no cluster)."""
+        path = self.kubes[-1].path if self.kubes else None
+        return path if path and os.path.isfile(path) else None
 
     def adopt(self, tracker: ClusterTracker | None, kube: IsolatedKubeconfig | None) -> None:
         if tracker:

@@ -203,7 +203,7 @@ def _unit_checks(unit: Unit, *, check: Check[C], wrap: Wrap[C], cluster: Cluster
     """Check a unit's files in order: the setup once, its dependants, then the setup's cleanup once."""
     if unit.problem:
         for file in unit.files:
-            yield wrap(FileReport(file, (), 0.0, error=f"{file}: not checked: {unit.problem}"))
+            yield wrap(FileReport(file, (), 0.0, error=f"{file}: {unit.problem}"))
         return
     if unit.setup is None:
         yield check(unit.files[0], cluster=cluster)
