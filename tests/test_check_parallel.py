@@ -274,14 +274,14 @@ def test_a_stopped_parallel_check_reports_what_each_worker_did(tmp_path, signals
                              "--html", str(html), *(str(tmp_path / f"{t}.md") for t in "abc")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ,
                                                                                            "NO_COLOR": "1"})
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while len(list(tmp_path.glob("started-*"))) < 2:
         assert time.monotonic() < deadline and proc.poll() is None, "the workers never got going"
         time.sleep(0.05)
     for signum in signals:
         proc.send_signal(signum)
         time.sleep(0.3)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=150)
     said = {signal.SIGTERM: "terminated (SIGTERM)", signal.SIGHUP: "hung up (SIGHUP)",
             signal.SIGINT: "interrupted (SIGINT)"}[signals[0]]
     assert proc.returncode == 128 + signals[0], out + err

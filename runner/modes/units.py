@@ -138,7 +138,13 @@ def _units(files: list[str], setup_of: dict[str, str], claims: dict[str, Cluster
 
 
 def _read(file: str, no_init: bool) -> tuple[Plan | None, ClusterClaims]:
-    """The plan and its clusters; None and no claims for a file check_file will report as broken."""
+    """The plan and its clusters; None and no claims for a file check_file will report as broken.
+
+    Only a regular file is read here: reading a pipe (`<(...)`) or a FIFO would take what the
+    check itself must read, or wait for a writer.
+    """
+    if not os.path.isfile(file):
+        return None, NO_CLAIMS
     try:
         plan = parse_workshop(file, no_init=no_init)
         env = {**os.environ, **load_config(file).env}
