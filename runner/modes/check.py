@@ -191,7 +191,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         _write_artefacts(run, redact, junit=junit, html=html)
         _echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
         if jobs > 1 and layout.serialised():
-            _echo("not run at the same time (docs/ci.md):\n" + "\n".join(f"  {line}" for line in layout.serialised()))
+            _echo(redact("not run at the same time (docs/ci.md):\n"
+                         + "\n".join(f"  {line}" for line in layout.serialised())))
     if aborted:
         written = ", ".join(a for a in (junit, html) if a)
         _echo(f"demorun: {aborted}" + (f"; reports written: {written}" if written else ""), err=True)
