@@ -34,7 +34,7 @@ from .setup import (
     missing_requirements,
     open_session,
 )
-from .units import check_units, lay_out
+from .units import Layout, check_units, lay_out
 from .update import OutputEdit, apply_updates, read_fingerprints
 
 
@@ -138,7 +138,6 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     if jobs > 1:
         # A cluster appearing while several files run may be any one's: only named ones are claimed.
         cluster = dataclasses.replace(cluster, unnamed=False)
-
     for artefact in (junit, html):
         if artefact:
             check_writable(artefact)
@@ -147,12 +146,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     if left_out:
         click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
                    f"(helpers and setup scripts, mostly); name a script to check it", err=True)
-    layout = lay_out(files, no_init=no_init)  # setups with their dependants; who creates which cluster
-    if shard is not None:
-        every = len(layout.files)
-        layout = layout.shard(*shard)
-        click.echo(f"shard {shard[0]}/{shard[1]}: {len(layout.files)} of {every} file(s)")
-    files = layout.files
+    layout = _lay_out(files, shard, no_init=no_init)
+    files = layout.files  # the setups they need too, and only this shard's
     started = time.monotonic()
     checks: list[FileCheck] = []
     secrets: set[str] = set()
@@ -191,8 +186,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         _write_artefacts(run, redact, junit=junit, html=html)
         _echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
         if jobs > 1 and layout.serialised():
-            _echo(redact("not run at the same time (docs/ci.md):\n"
-                         + "\n".join(f"  {line}" for line in layout.serialised())))
+            _echo(redact("\n  ".join(["not run at the same time (docs/ci.md):", *layout.serialised()])))
     if aborted:
         written = ", ".join(a for a in (junit, html) if a)
         _echo(f"demorun: {aborted}" + (f"; reports written: {written}" if written else ""), err=True)
@@ -213,6 +207,16 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     if skipped_files and len(skipped_files) == len(reports):
         return 3
     return 0
+
+
+def _lay_out(files: list[str], shard: tuple[int, int] | None, *, no_init: bool) -> Layout:
+    """Setups with their dependants, and who creates which cluster; only shard K of N's, with --shard."""
+    layout = lay_out(files, no_init=no_init)
+    if shard is not None:
+        every = len(layout.files)
+        layout = layout.shard(*shard)
+        click.echo(f"shard {shard[0]}/{shard[1]}: {len(layout.files)} of {every} file(s)")
+    return layout
 
 
 def skips_failed(report: FileReport) -> FileReport:
