@@ -79,6 +79,9 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "requires": click.option("--requires", multiple=True, metavar="TOOL",
                              help="Also require TOOL on PATH (repeatable, or comma-separated); "
                                   "k3d or kind also need a container engine that answers."),
+    "requires_auto": click.option("--requires-auto", is_flag=True,
+                                  help="Also require the cluster tools the commands call without @requires (k3d, "
+                                       "kind, kubectl, helm, linkerd, docker): a file skips where one is missing."),
     "kubeconfig": click.option("--kubeconfig", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
                                help="The workshop's KUBECONFIG; when isolated, a copy of PATH (which is then only "
                                     "read)."),
@@ -152,7 +155,7 @@ def run_cmd(**values: Any) -> None:
               help="Check N files at once, each in its own session ('auto': one per core).")
 @click.option("--shard", type=Shard(), metavar="K/N",
               help="Check only shard K of N: a stable split of the files for CI matrices.")
-@options("timeout", "no_init", "verbose", "requires", "kubeconfig", "no_isolate", "keep_clusters")
+@options("timeout", "no_init", "verbose", "requires", "requires_auto", "kubeconfig", "no_isolate", "keep_clusters")
 @click.pass_context
 def check_cmd(ctx: click.Context, **values: Any) -> None:
     if values["show_diff"] and not values["update"]:

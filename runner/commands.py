@@ -8,6 +8,8 @@ before its first screen load only theirs (tests/test_launch.py).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from .arguments import tools
 from .cluster.guard import ClusterOptions
 from .exits import call
@@ -40,7 +42,7 @@ def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None,
 
 def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | None, html: str | None, update: bool,
           show_diff: bool, jobs: int, shard: tuple[int, int] | None, timeout: float | None, no_init: bool,
-          verbose: bool, requires: tuple[str, ...], kubeconfig: str | None, no_isolate: bool,
+          verbose: bool, requires: tuple[str, ...], requires_auto: bool, kubeconfig: str | None, no_isolate: bool,
           keep_clusters: bool) -> None:
     """Run workshops and check every exit status and ## output against the real one.
 
@@ -48,9 +50,11 @@ def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | No
     """
     from .modes.check import run_check
 
+    cluster = dataclasses.replace(_cluster(requires, kubeconfig, no_isolate, keep_clusters),
+                                  auto_requires=requires_auto)
     call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html, update=update,
          show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard, verbose=verbose,
-         cluster=_cluster(requires, kubeconfig, no_isolate, keep_clusters))
+         cluster=cluster)
 
 
 def list_steps(file: str, as_json: bool, no_init: bool) -> None:

@@ -1,8 +1,10 @@
 """Which files under the paths a user gave are workshops."""
 from __future__ import annotations
 
+import heapq
 import os
 import re
+from collections.abc import Sequence
 
 from .errors import ParseError
 
@@ -59,13 +61,26 @@ def scripts_below(paths: list[str]) -> list[str]:
             if file.endswith(".sh")]
 
 
-def shard(files: list[str], k: int, n: int) -> list[str]:
+def shard(files: list[str], k: int, n: int, together: Sequence[Sequence[str]] = ()) -> list[str]:
     """The files of shard K of N, in their given order.
 
-    Files are dealt round-robin in the order of their absolute paths, so every
-    machine of a CI matrix that sees the same checkout makes the same split,
-    whatever order the paths were given in, and each file lands in exactly one shard.
+    Files are dealt in the order of their absolute paths, each to the shard with the fewest
+    files so far (the first on a tie: round-robin), so every machine of a CI matrix that sees
+    the same checkout makes the same split, whatever order the paths were given in, and each
+    file lands in exactly one shard. The files of one group in `together` are dealt as one,
+    larger groups first, so they land in the same shard.
     """
     ranked = sorted(dict.fromkeys(os.path.abspath(f) for f in files))
-    mine = {path for i, path in enumerate(ranked) if i % n == k - 1}
+    group_of = {os.path.abspath(f): i for i, group in enumerate(together) for f in group}
+    dealt: dict[object, list[str]] = {}
+    for path in ranked:
+        dealt.setdefault(group_of.get(path, path), []).append(path)
+    loads: list[tuple[int, int]] = []  # (files, shard) of the shards dealt to so far: a heap
+    mine: set[str] = set()
+    for group in sorted(dealt.values(), key=lambda paths: (-len(paths), paths[0])):
+        # An empty shard has the fewest; N may be huge, so the empty ones are only counted.
+        load, target = (0, len(loads)) if len(loads) < n else heapq.heappop(loads)
+        heapq.heappush(loads, (load + len(group), target))
+        if target == k - 1:
+            mine.update(group)
     return [f for f in files if os.path.abspath(f) in mine]

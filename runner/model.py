@@ -128,10 +128,25 @@ class NestedShell:
 
 @dataclass(frozen=True)
 class Requirement:
-    """A tool named by @requires that must be on PATH."""
+    """A tool named by @requires that must be on PATH (or, `called`, one a command calls: --requires-auto)."""
 
     tool: str
     loc: SourceLoc
+    called: bool = False
+
+
+@dataclass(frozen=True)
+class Need:
+    """A setup workshop named by @needs: it runs first, once, and what it creates is shared."""
+
+    file: str  # as written, relative to the folder of the file that says it
+    loc: SourceLoc
+
+    @property
+    def path(self) -> str:
+        import os.path
+
+        return os.path.normpath(os.path.join(os.path.dirname(self.loc.file), self.file))
 
 
 @dataclass(frozen=True)
@@ -143,6 +158,7 @@ class Plan:
     requires: tuple[Requirement, ...] = ()
     findings: tuple[Finding, ...] = ()
     shells: tuple[NestedShell, ...] = ()  # the @$SHELL calls, by the numbers in Step.nested
+    needs: tuple[Need, ...] = ()  # @needs: the setup workshop this one runs after
 
     @property
     def errors(self) -> tuple[Finding, ...]:

@@ -196,7 +196,8 @@ def test_a_worker_that_dies_is_an_error_for_its_file_only(demorun, workshop):
              workshop("```bash\ntrue\n```\n", "d.md")]
     result = demorun("check", "-j", "2", *files)
     assert result.exit_code == 2, result.output
-    assert re.search(r"^ERROR .*b\.md +not checked: .*b\.md: its worker process ended unexpectedly", result.output, re.M)
+    assert re.search(r"^ERROR .*b\.md +not checked: .*b\.md: its worker process ended unexpectedly",
+                     result.output, re.M)
     assert len(re.findall(r"^PASS .*1 passed", result.output, re.M)) == 3  # a, c and d, after b
 
 
@@ -241,3 +242,59 @@ def test_killing_the_main_process_ends_the_workers_and_their_sessions(tmp_path):
     while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [pid for pid in pids if _alive(pid)]
+
+
+# Stopped while workers run: what they did is reported, per file, as a serial run reports it.
+
+_STOPPABLE = """```bash
+echo ok
+## ok
+```
+
+```bash
+bash -c 'trap "" INT; touch {here}/started-{tag}; sleep 60'
+```
+
+```bash
+echo never
+## never
+```
+"""
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGHUP,), (signal.SIGINT, signal.SIGINT)],
+                         ids=["sigterm", "sighup", "ctrl-c-twice"])
+def test_a_stopped_parallel_check_reports_what_each_worker_did(tmp_path, signals):
+    import xml.etree.ElementTree as ET
+
+    for tag in ("a", "b", "c"):  # c waits for a worker, and never starts
+        (tmp_path / f"{tag}.md").write_text(_STOPPABLE.format(here=tmp_path, tag=tag))
+    junit, html = tmp_path / "junit.xml", tmp_path / "report.html"
+    proc = subprocess.Popen([sys.executable, "-m", "runner", "check", "-j", "2", "--junit", str(junit),
+                             "--html", str(html), *(str(tmp_path / f"{t}.md") for t in "abc")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ,
+                                                                                           "NO_COLOR": "1"})
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("started-*"))) < 2:
+        assert time.monotonic() < deadline and proc.poll() is None, "the workers never got going"
+        time.sleep(0.05)
+    for signum in signals:
+        proc.send_signal(signum)
+        time.sleep(0.3)
+    out, err = proc.communicate(timeout=150)
+    said = {signal.SIGTERM: "terminated (SIGTERM)", signal.SIGHUP: "hung up (SIGHUP)",
+            signal.SIGINT: "interrupted (SIGINT)"}[signals[0]]
+    assert proc.returncode == 128 + signals[0], out + err
+    assert f"demorun: {said}; reports written: {junit}, {html}" in err
+    for tag in ("a", "b"):  # the console: each worker's file, with what ran and what was cut short
+        assert re.search(rf"^FAIL .*{tag}\.md +1 passed, 1 failed, 1 skipped", out, re.M), out
+    assert re.search(rf"c\.md.*not run: {re.escape(said)}", out), out
+    suites = {Path(s.get("name")).name: s for s in ET.parse(junit).getroot().iter("testsuite")}
+    for tag in ("a", "b"):
+        cases = {c.get("line"): c for c in suites[f"{tag}.md"].iter("testcase")}
+        assert cases["2"].find("failure") is None and cases["2"].find("skipped") is None
+        assert said in cases["7"].find("failure").get("message")
+        assert cases["11"].find("skipped") is not None
+    assert "c.md" in suites and said in ET.tostring(suites["c.md"], encoding="unicode")
+    page = html.read_text()
+    assert page.count(said) >= 3 and "echo never" in page

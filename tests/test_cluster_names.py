@@ -8,7 +8,7 @@ import pytest
 from runner.cluster.names import config_name, created_clusters
 
 CASES = Path(__file__).resolve().parent / "fixtures" / "cluster" / "create-commands.txt"
-VARIABLES = {"$CLUSTER": "from-var", "${CLUSTER}-two": "from-var-two", "$KIND_CLUSTER_NAME": ""}
+VARIABLES = {"$CLUSTER": "from-var", "${CLUSTER}-two": "from-var-two", "${KIND_CLUSTER_NAME:-kind}": "kind"}
 FILES = {"/dev/stdin": "metadata:\n  name: from-stdin\n",
          "k3d.yaml": "apiVersion: k3d.io/v1alpha5\nkind: Simple\nmetadata:\n  name: from-k3d-config\nservers: 1\n",
          "kind.yaml": "kind: Cluster\n# name: commented-out\nname: from-kind-config\n"}

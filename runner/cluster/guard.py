@@ -31,6 +31,41 @@ class ClusterOptions:
     cleanup: bool = True  # delete the clusters the run created (run and check)
     keep_clusters: bool = False  # --keep-clusters: leave them, say how to delete them
     unnamed: bool = True  # also delete new clusters no command named (off while other processes run workshops)
+    auto_requires: bool = False  # --requires-auto: also the cluster tools the commands call
+    hold: SetupHold | None = None  # a setup's run: its clusters and kubeconfig go to this, for its dependants
+
+
+class SetupHold:
+    """What a setup workshop's run made, kept for the workshops that need it and cleaned up once, after them.
+
+    The setup's guard hands over its cluster tracker and its private kubeconfig instead of
+    closing them; leaving the hold deletes the clusters the setup created (or keeps them, with
+    --keep-clusters) and removes the kubeconfig, after success, failure or a signal alike.
+    """
+
+    def __init__(self, announce: Callable[[str], None]):
+        self.announce = announce
+        self.trackers: list[ClusterTracker] = []
+        self.kubes: list[IsolatedKubeconfig] = []
+
+    @property
+    def kubeconfig(self) -> str | None:
+        """The setup's private kubeconfig, which its dependants start from; None when it had none, or
+        nothing wrote it (a setup that created no cluster)."""
+        path = self.kubes[-1].path if self.kubes else None
+        return path if path and os.path.isfile(path) else None
+
+    def adopt(self, tracker: ClusterTracker | None, kube: IsolatedKubeconfig | None) -> None:
+        if tracker:
+            self.trackers.append(tracker)
+        if kube:
+            self.kubes.append(kube)
+
+    def __enter__(self) -> SetupHold:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        _clean_up(self.trackers, self.kubes, exc, self.announce)
 
 
 class ClusterGuard:
@@ -81,21 +116,32 @@ class ClusterGuard:
             self.tracker.attach(session)
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        from .cleanup import deferred_signals
-
-        with deferred_signals(self.announce) as caught:
-            try:
-                if self.tracker and _finish(self.tracker, exc, self.announce,
-                                            self.kube.path if self.kube else None) and self.kube:
-                    self.kube.keep = True
-            finally:
-                self._close_kube()
-        if caught and exc is None:
-            os.kill(os.getpid(), caught[0])  # asked for while cleaning up: end the run as asked
+        if self.options.hold is not None:  # a setup: cleaned up once its dependants are done
+            self.options.hold.adopt(self.tracker, self.kube)
+            return
+        _clean_up([self.tracker] if self.tracker else [], [self.kube] if self.kube else [], exc, self.announce)
 
     def _close_kube(self) -> None:
         if self.kube:
             self.kube.__exit__(None, None, None)
+
+
+def _clean_up(trackers: list[ClusterTracker], kubes: list[IsolatedKubeconfig], exc: BaseException | None,
+              announce: Callable[[str], None]) -> None:
+    """Delete (or keep) what the runs created, then remove their kubeconfigs unless clusters were kept."""
+    from .cleanup import deferred_signals
+
+    with deferred_signals(announce) as caught:
+        try:
+            kubeconfig = kubes[-1].path if kubes else None
+            kept = [_finish(tracker, exc, announce, kubeconfig) for tracker in trackers]
+            for kube in kubes:
+                kube.keep = any(kept)
+        finally:
+            for kube in kubes:
+                kube.__exit__(None, None, None)
+    if caught and exc is None:
+        os.kill(os.getpid(), caught[0])  # asked for while cleaning up: end the run as asked
 
 
 @contextmanager

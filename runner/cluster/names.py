@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable
+from dataclasses import dataclass
 
 K3D_DEFAULT = "k3s-default"
 KIND_DEFAULT = "kind"
@@ -28,25 +29,95 @@ Expand = Callable[[str], str]  # "$CLUSTER" -> its value in the session
 Reader = Callable[[str], str | None]  # a config file's text, relative to the session's folder
 
 
+@dataclass(frozen=True)
+class Creation:
+    """One `k3d cluster create` or `kind create cluster`, its words as written (variables not filled in)."""
+
+    tool: str  # "k3d" or "kind"
+    name: str | None  # the word naming the cluster, if one does
+    config: str | None  # the --config word, if any
+
+
+Values = Callable[[str], frozenset[str] | None]  # a word's possible values; None when only running it tells
+
+
 def created_clusters(command: str, expand: Expand, read: Reader) -> set[tuple[str, str]]:
-    """(tool, name) for every cluster `command` asks k3d or kind to create."""
+    """(tool, name) for every cluster `command` asks k3d or kind to create, as far as the session can tell."""
+    def values(word: str) -> frozenset[str] | None:
+        value = _value(word, expand)
+        return frozenset({value}) if value else None
+
     found: set[tuple[str, str]] = set()
-    for words in _simple_commands(command):
-        for at, word in enumerate(words):
-            tool = os.path.basename(word)
-            rest = words[at + 1:]
-            if tool == "k3d" and _verbs(rest, 2) == ["cluster", "create"]:
-                name = _k3d_name(_after_verbs(rest, 2), expand, read)
-            elif tool == "kind" and _verbs(rest, 2) == ["create", "cluster"]:
-                name = _kind_name(_after_verbs(rest, 2), expand, read)
-            else:
-                continue
-            if name:
-                found.add((tool, name))
+    for words in simple_commands(command):
+        for creation in creations(words):
+            found |= {(creation.tool, name) for name in cluster_names(creation, values, read) or ()}
     return found
 
 
-def _simple_commands(command: str) -> list[list[str]]:
+def creations(words: list[str]) -> list[Creation]:
+    """The clusters one simple command asks for (also one named as an argument: `echo k3d cluster create x`)."""
+    found = []
+    for at, word in enumerate(words):
+        tool = os.path.basename(word)
+        rest = words[at + 1:]
+        if tool == "k3d" and _verbs(rest, 2) == ["cluster", "create"]:
+            positional, options = _options(_after_verbs(rest, 2), _K3D_SWITCHES)
+            found.append(Creation(tool, positional[0] if positional else None,
+                                  options.get("--config") or options.get("-c")))
+        elif tool == "kind" and _verbs(rest, 2) == ["create", "cluster"]:
+            _, options = _options(_after_verbs(rest, 2), _KIND_SWITCHES)
+            found.append(Creation(tool, options.get("--name"), options.get("--config")))
+    return found
+
+
+def cluster_names(creation: Creation, values: Values, read: Reader) -> frozenset[str] | None:
+    """The names `creation` may give its cluster; None when they cannot be read without running it.
+
+    k3d: the name, else the config's, else k3s-default; kind: --name, else the config's, else
+    $KIND_CLUSTER_NAME, else kind. A config that cannot be read names nothing that can be told.
+    """
+    if creation.name is not None:
+        return values(creation.name)
+    default = K3D_DEFAULT if creation.tool == "k3d" else None
+    if creation.config is not None:
+        paths = values(creation.config)
+        if paths is None:
+            return None
+        names: set[str] = set()
+        for path in paths:
+            text = read(path)
+            if text is None:
+                return None
+            named = config_name(text) or default
+            if named is None:
+                break  # a kind config without a name: the environment's or kind's default
+            names.add(named)
+        else:
+            return frozenset(names)
+    return frozenset({default}) if default else values(f"${{KIND_CLUSTER_NAME:-{KIND_DEFAULT}}}")
+
+
+CLUSTER_TOOLS = ("k3d", "kind", "kubectl", "helm", "linkerd", "docker")
+# Commands that run the next word as a command: `sudo kubectl ...`, `watch -n1 kubectl ...`.
+_WRAPPERS = frozenset({"sudo", "env", "nohup", "exec", "command", "time", "watch", "xargs", "timeout", "!",
+                       "then", "else", "elif", "do", "if", "while", "until", "{"})
+
+
+def called_tools(command: str) -> list[str]:
+    """The cluster tools (CLUSTER_TOOLS) a command calls, in order, each once; also inside `$(...)`."""
+    called: list[str] = []
+    for words in simple_commands(command.replace("`", " ; ")):
+        at = 0
+        while at < len(words) and (words[at] in _WRAPPERS or words[at].startswith("-")
+                                   or re.fullmatch(r"[A-Za-z_]\w*=.*|[\d.]+[smhd]?", words[at], re.S)):
+            at += 1
+        tool = os.path.basename(words[at]) if at < len(words) else ""
+        if tool in CLUSTER_TOOLS and tool not in called:
+            called.append(tool)
+    return called
+
+
+def simple_commands(command: str) -> list[list[str]]:
     """The words of each simple command, continuation lines joined, comments dropped."""
     commands: list[list[str]] = []
     for line in command.replace("\\\n", " ").splitlines():
@@ -108,28 +179,6 @@ def _value(word: str | None, expand: Expand) -> str | None:
         return None
     value = expand(word) if "$" in word else word
     return value if value and "$" not in value else None
-
-
-def _k3d_name(words: list[str], expand: Expand, read: Reader) -> str | None:
-    positional, values = _options(words, _K3D_SWITCHES)
-    if positional:
-        return _value(positional[0], expand)
-    config = _value(values.get("--config") or values.get("-c"), expand)
-    if config:
-        return config_name(read(config) or "") or K3D_DEFAULT
-    return K3D_DEFAULT
-
-
-def _kind_name(words: list[str], expand: Expand, read: Reader) -> str | None:
-    _, values = _options(words, _KIND_SWITCHES)
-    if "--name" in values:
-        return _value(values["--name"], expand)
-    config = _value(values.get("--config"), expand)
-    if config:
-        named = config_name(read(config) or "")
-        if named:
-            return named
-    return _value("$KIND_CLUSTER_NAME", expand) or KIND_DEFAULT
 
 
 def config_name(text: str) -> str | None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..model import Plan, SourceLoc
+from ..model import Plan, Requirement, SourceLoc
 
 ENGINE_TIMEOUT = 5.0  # seconds `docker info` gets to answer; a healthy engine answers in well under one
 ENGINE_USERS = frozenset({"k3d", "kind", "docker", "podman", "nerdctl"})  # tools that need a running engine
@@ -38,11 +38,18 @@ class Gap:
 
     what: str  # "k3d", or the engine's name ("docker")
     hint: str
-    loc: SourceLoc | None  # the @requires that asked for it; None for --requires
+    loc: SourceLoc | None  # the @requires that asked for it, or the command that calls it; None for --requires
     engine_problem: str | None = None  # set for an engine that is down: what asking it gave
+    called: bool = False  # asked for by a command that calls it (--requires-auto), not by @requires
+
+    @property
+    def where(self) -> str:
+        if self.loc is None:
+            return " (--requires)"
+        return f" (called at {self.loc}; --requires-auto)" if self.called else f" (@requires at {self.loc})"
 
     def line(self) -> str:
-        where = f" (@requires at {self.loc})" if self.loc else " (--requires)"
+        where = self.where
         if self.engine_problem:
             return f"the {self.what} engine is down: {self.engine_problem}{where}; {self.hint}"
         return f"{self.what}: not on PATH{where}; {self.hint}"
@@ -59,17 +66,17 @@ class Shortfall:
         tools = [g.what for g in self.gaps if not g.engine_problem]
         parts = [f"missing tool{'s' if len(tools) > 1 else ''} {', '.join(tools)}"] if tools else []
         parts += [f"the {g.what} engine is down ({g.engine_problem})" for g in self.gaps if g.engine_problem]
-        loc = next((g.loc for g in self.gaps if g.loc), None)
-        return "; ".join(parts) + (f" (@requires at {loc})" if loc else " (--requires)")
+        first = next((g for g in self.gaps if g.loc), self.gaps[0])
+        return "; ".join(parts) + first.where
 
     def message(self) -> str:
         """The full account for `run` and `present`: each gap with how to fix it."""
         return "this machine lacks what the workshop needs:\n" + "\n".join(f"  - {g.line()}" for g in self.gaps)
 
 
-def required_tools(plan: Plan, extra: Sequence[str] = ()) -> dict[str, SourceLoc | None]:
-    """Tools asked for by @requires and --requires, each with where it was asked for."""
-    tools: dict[str, SourceLoc | None] = {req.tool: req.loc for req in plan.requires}
+def required_tools(plan: Plan, extra: Sequence[str] = ()) -> dict[str, Requirement | None]:
+    """Tools asked for by @requires and --requires, each with where it was asked for (None: --requires)."""
+    tools: dict[str, Requirement | None] = {req.tool: req for req in plan.requires}
     for tool in extra:
         tools.setdefault(tool, None)
     return tools
@@ -80,15 +87,18 @@ def shortfall(plan: Plan, extra: Sequence[str] = (), env: Mapping[str, str] | No
     env = os.environ if env is None else env
     path = env.get("PATH", os.defpath)
     tools = required_tools(plan, extra)
-    gaps = [Gap(tool, HINTS.get(tool, "install it or add its folder to PATH"), loc)
-            for tool, loc in tools.items() if _which(tool, path) is None]
+    gaps = [Gap(tool, HINTS.get(tool, "install it or add its folder to PATH"), req.loc if req else None,
+                called=bool(req and req.called))
+            for tool, req in tools.items() if _which(tool, path) is None]
     users = [tool for tool in tools if tool in ENGINE_USERS]
     if users:
         engine, problem = engine_problem(users, env)
         if problem and not any(g.what == engine for g in gaps):
             # A missing client is already listed; an engine that is down is a gap of its own.
             hint = ENGINE_HINT if engine == "docker" else f"start it ({engine} machine start) and try again"
-            gaps.append(Gap(engine, hint, tools[users[0]], engine_problem=problem))
+            asked = tools[users[0]]
+            gaps.append(Gap(engine, hint, asked.loc if asked else None, engine_problem=problem,
+                            called=bool(asked and asked.called)))
     return Shortfall(tuple(gaps)) if gaps else None
 
 

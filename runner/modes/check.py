@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 import click
 
 from ..cluster.guard import ClusterGuard, ClusterOptions, parallel_sweep
+from ..cluster.planned import with_called_tools
 from ..config import Config, load_config
 from ..discover import find_workshops, scripts_below
-from ..discover import shard as shard_files
 from ..engine.core import Engine, Policy
 from ..engine.listener import Listener
 from ..engine.signals import interrupts
-from ..errors import Aborted, ConfigError, DemorunError, ParseError
+from ..errors import Aborted, ConfigError, ParseError
 from ..model import Kind, Plan
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
@@ -34,6 +34,7 @@ from .setup import (
     missing_requirements,
     open_session,
 )
+from .units import Layout, check_units, lay_out
 from .update import OutputEdit, apply_updates, read_fingerprints
 
 
@@ -67,7 +68,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         return FileCheck(FileReport(file, (), 0.0, error=str(exc)))
     started = time.monotonic()
     cluster = cluster or ClusterOptions()
-    skipped = requirement_skips(plan, cluster.requires, config)
+    skipped = requirement_skips(with_called_tools(plan) if cluster.auto_requires else plan, cluster.requires, config)
     if skipped is not None:
         return FileCheck(skipped, config=config, fingerprints=fingerprints)
     shown = Progress(verbose=verbose) if progress else None
@@ -134,12 +135,9 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     from ..files import check_writable
 
     cluster = cluster or ClusterOptions()
-    if verbose and jobs > 1:
-        raise DemorunError("-v streams one command at a time; it does not go with -j")
     if jobs > 1:
         # A cluster appearing while several files run may be any one's: only named ones are claimed.
         cluster = dataclasses.replace(cluster, unnamed=False)
-
     for artefact in (junit, html):
         if artefact:
             check_writable(artefact)
@@ -148,10 +146,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     if left_out:
         click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
                    f"(helpers and setup scripts, mostly); name a script to check it", err=True)
-    if shard is not None:
-        every = len(files)
-        files = shard_files(files, *shard)
-        click.echo(f"shard {shard[0]}/{shard[1]}: {len(files)} of {every} file(s)")
+    layout = _lay_out(files, shard, no_init=no_init)
+    files = layout.files  # the setups they need too, and only this shard's
     started = time.monotonic()
     checks: list[FileCheck] = []
     secrets: set[str] = set()
@@ -160,9 +156,11 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     # Between files no command runs: a Ctrl-C there, SIGTERM or SIGHUP stop the run at once.
     with interrupts(lambda: None):
         try:
-            with sweep, closing(_checks(files, jobs, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
-                                        update=update, cluster=cluster, verbose=verbose,
-                                        progress=jobs <= 1)) as results:
+            one = functools.partial(check_file, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
+                                    update=update, verbose=verbose, progress=jobs <= 1)
+            with sweep, closing(check_units(layout, jobs, check=one, wrap=FileCheck, cluster=cluster,
+                                            announce=_announce, no_init=no_init,
+                                            on_wait=_announce if verbose else None)) as results:
                 for check in results:
                     if strict:
                         check = dataclasses.replace(check, report=skips_failed(check.report))
@@ -171,7 +169,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                     _echo(Redactor(secrets)("\n".join(file_progress_lines(check.report))))
                     if check.stopped:
                         aborted = Aborted(check.stopped)
-                        break
+                        if jobs <= 1:
+                            break  # a parallel check still hands over what its other workers had done
                     if fail_fast and file_status(check.report) is Status.FAIL:
                         break
         except Aborted as exc:
@@ -180,11 +179,14 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         if aborted:
             done = {r.file for r in reports}
             reports += [FileReport(f, (), 0.0, f"not run: {aborted}") for f in files if f not in done]
+            reports.sort(key=lambda r: files.index(r.file) if r.file in files else len(files))
         run = RunReport(tuple(reports), time.monotonic() - started)
         redact = Redactor(secrets)
         # Reports first: after SIGHUP nobody may be reading the terminal.
         _write_artefacts(run, redact, junit=junit, html=html)
         _echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
+        if jobs > 1 and layout.serialised():
+            _echo(redact("\n  ".join(["not run at the same time (docs/ci.md):", *layout.serialised()])))
     if aborted:
         written = ", ".join(a for a in (junit, html) if a)
         _echo(f"demorun: {aborted}" + (f"; reports written: {written}" if written else ""), err=True)
@@ -207,6 +209,16 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     return 0
 
 
+def _lay_out(files: list[str], shard: tuple[int, int] | None, *, no_init: bool) -> Layout:
+    """Setups with their dependants, and who creates which cluster; only shard K of N's, with --shard."""
+    layout = lay_out(files, no_init=no_init)
+    if shard is not None:
+        every = len(layout.files)
+        layout = layout.shard(*shard)
+        click.echo(f"shard {shard[0]}/{shard[1]}: {len(layout.files)} of {every} file(s)")
+    return layout
+
+
 def skips_failed(report: FileReport) -> FileReport:
     """--strict: every skipped command is a failure, so the console, the reports and the exit code agree."""
     results = tuple(
@@ -215,18 +227,6 @@ def skips_failed(report: FileReport) -> FileReport:
         if r.verdict.status is Status.SKIP else r
         for r in report.results)
     return dataclasses.replace(report, results=results)
-
-
-def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
-    """Each file checked, in the files' order: here one by one, or by worker processes."""
-    if jobs <= 1 or len(files) <= 1:
-        return (check_file(file, **options) for file in files)
-    from .parallel import ordered_map
-
-    def lost(file: str, why: str) -> FileCheck:
-        return FileCheck(FileReport(file, (), 0.0, error=f"{file}: {why}"))
-
-    return ordered_map(functools.partial(check_file, **options), files, jobs, lost)
 
 
 def _announce(message: str) -> None:

@@ -1,6 +1,7 @@
 """`demorun lint`: problems in workshops, one line each with file:line, severity and a code."""
 from __future__ import annotations
 
+from ..cluster.planned import undeclared_tools
 from ..discover import find_workshops
 from ..errors import ParseError
 from ..model import Finding, Kind, Plan, Severity, SourceLoc
@@ -74,6 +75,21 @@ def _migration_findings(plans: list[Plan]) -> list[Finding]:
     return findings
 
 
+def _undeclared_tool_findings(plans: list[Plan]) -> list[Finding]:
+    """Cluster tools a workshop calls without @requires: a machine without them would fail each call."""
+    included = {s.loc.file for plan in plans for s in plan.steps if s.called_from and s.loc.file != plan.file}
+    findings = []
+    for plan in plans:
+        called = undeclared_tools(plan) if plan.file not in included else ()
+        if called:
+            tools = " ".join(r.tool for r in called)
+            findings.append(Finding(called[0].loc, Severity.WARNING, "undeclared-tools",
+                                    f"calls {', '.join(r.tool for r in called)} without @requires; add "
+                                    f"'@requires {tools}' so a machine without them skips the file "
+                                    f"(or check with --requires-auto)"))
+    return findings
+
+
 def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], int]:
     """Every finding for the workshops under `paths`, sorted, and how many files were read."""
     plans = []
@@ -93,6 +109,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
     findings.update(_syntax_findings(plans))
     findings.update(_unknown_name_findings(plans))
     findings.update(_migration_findings(plans))
+    findings.update(_undeclared_tool_findings(plans))
     return sorted(findings, key=lambda f: (f.loc, f.code, f.message)), len(targets)
 
 

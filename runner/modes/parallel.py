@@ -35,87 +35,130 @@ class _Worker:
     process: multiprocessing.process.BaseProcess
     conn: Connection
     item: int | None = None  # the index it is working on
+    finished: bool = False  # told there is no more work
 
 
 def ordered_map(work: Callable[[T], object], items: Sequence[T], jobs: int,
-                on_lost: Callable[[T, str], object]) -> Iterator[object]:
+                on_lost: Callable[[T, str], object], *, clash: Callable[[int, int], bool] | None = None,
+                on_wait: Callable[[int, int], object] | None = None) -> Iterator[object]:
     """work(item) for every item in up to `jobs` processes, yielded in the items' order.
 
-    A worker that dies without an answer yields on_lost(item, why) in its place.
-    A DemorunError, Aborted or other exception in a worker is raised here, after
-    every worker has been stopped. Closing the iterator early stops the workers.
+    Items that `clash` (by index) never run at the same time: a free worker takes the first
+    item in order that clashes with no running one, and waits while there is none;
+    on_wait(index, running_index) says, once per item, what it waited for. A worker that
+    dies without an answer yields on_lost(item, why) in its place. A DemorunError or other
+    exception in a worker is raised here, after every worker has been stopped. Stopped by a
+    signal (Aborted), every result there is is yielded first, in order (what had finished,
+    and what the stopped workers answered: the files they were on, interrupted), then
+    Aborted is raised. Closing the iterator early stops the workers.
     """
     context = multiprocessing.get_context("fork")  # the work function need not be importable
-    workers: list[_Worker] = []
-    todo = list(range(len(items)))
-    todo.reverse()
+    pool = _Pool(context, work, items, clash or (lambda a, b: False), on_wait)
     done: dict[int, object] = {}
     yielded = 0
-    with _passing_signals_on(workers) as signals:
+    stopped: Aborted | None = None
+    with _passing_signals_on(pool.workers) as signals:
         try:
             for _ in range(min(jobs, len(items))):
-                ours, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(work, items, theirs, os.getpid()), daemon=True)
-                process.start()
-                theirs.close()
-                workers.append(_Worker(process, ours))
-            for worker in workers:
-                _give(worker, todo)
+                pool.start_worker()
+            pool.assign()
             while yielded < len(items):
                 while yielded in done:
                     yield done.pop(yielded)
                     yielded += 1
                 if yielded == len(items):
                     break
-                busy = [w for w in workers if w.item is not None]
-                for conn in wait([w.conn for w in busy]):
-                    worker = next(w for w in busy if w.conn is conn)
-                    index, worker.item = worker.item, None
-                    try:
-                        kind, payload = conn.recv()
-                    except (EOFError, OSError):
-                        worker.process.join(1.0)
-                        code = worker.process.exitcode
-                        done[index] = on_lost(items[index], f"its worker process ended unexpectedly "
-                                                           f"(exit code {code})")
-                        workers.remove(worker)
-                        _replace(workers, context, work, items, todo)
-                        continue
-                    if kind != "ok":
-                        _raise(kind, payload)
-                    done[index] = payload
-                    _give(worker, todo)
+                for index, lost, answer in pool.answers(signals):
+                    done[index] = on_lost(items[index], str(answer)) if lost else answer
+                pool.assign()
+        except Aborted as exc:
+            stopped = exc
         finally:
             signals["stopping"] = True
-            _stop(workers)
-
-
-def _give(worker: _Worker, todo: list[int]) -> None:
-    """Send the next item, or tell an idle worker to finish."""
-    if todo:
-        worker.item = todo.pop()
-        try:
-            worker.conn.send(worker.item)
-        except OSError:
-            pass  # it died: waiting on it reads the end of its pipe, and its item is reported lost
-    else:
-        try:
-            worker.conn.send(None)
-        except OSError:
-            pass
-
-
-def _replace(workers: list[_Worker], context, work, items, todo: list[int]) -> None:
-    """Keep the pool at strength after a worker died, while there is work left."""
-    if not todo:
+            finished = _stop(pool.workers, stopped.signum if stopped else signal.SIGTERM)
+    if stopped is None:
         return
-    ours, theirs = context.Pipe()
-    process = context.Process(target=_serve, args=(work, items, theirs, os.getpid()), daemon=True)
-    process.start()
-    theirs.close()
-    worker = _Worker(process, ours)
-    workers.append(worker)
-    _give(worker, todo)
+    done.update((index, answer) for index, answer in finished.items() if index >= yielded)
+    for index in sorted(done):
+        if index >= yielded:
+            yield done[index]
+    raise stopped
+
+
+class _Pool:
+    """The workers, what each works on, and which item goes next."""
+
+    def __init__(self, context, work: Callable, items: Sequence, clash: Callable[[int, int], bool],
+                 on_wait: Callable[[int, int], object] | None):
+        self.context, self.work, self.items, self.clash, self.on_wait = context, work, items, clash, on_wait
+        self.workers: list[_Worker] = []
+        self.todo = list(range(len(items)))
+        self.told: set[int] = set()  # items whose wait was said
+
+    def start_worker(self) -> None:
+        ours, theirs = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(self.work, self.items, theirs, os.getpid()),
+                                       daemon=True)
+        process.start()
+        theirs.close()
+        self.workers.append(_Worker(process, ours))
+
+    def assign(self) -> None:
+        """Give every idle worker the first item it may start; finish the idle ones when nothing is left."""
+        for worker in self.workers:
+            if worker.item is not None or worker.finished:
+                continue
+            index = self._next()
+            if index is None and self.todo:
+                continue  # everything left waits for a running item: this worker waits too
+            _send(worker, index)
+            worker.item, worker.finished = index, index is None
+
+    def _next(self) -> int | None:
+        running = [w.item for w in self.workers if w.item is not None]
+        for at, index in enumerate(self.todo):
+            blocking = next((i for i in running if self.clash(index, i)), None)
+            if blocking is None:
+                return self.todo.pop(at)
+            if self.on_wait and index not in self.told:
+                self.told.add(index)
+                self.on_wait(index, blocking)
+        return None
+
+    def answers(self, signals: dict) -> Iterator[tuple[int, bool, object]]:
+        """Wait for busy workers: (index, False, result) for each answer, (index, True, why) for one lost."""
+        busy = [w for w in self.workers if w.item is not None]
+        if signals["pending"]:
+            raise Aborted(signals["pending"])
+        signals["waiting"] = True
+        try:
+            ready = wait([w.conn for w in busy])
+        finally:
+            signals["waiting"] = False
+        for conn in ready:
+            worker = next(w for w in busy if w.conn is conn)
+            index, worker.item = worker.item, None
+            assert index is not None
+            try:
+                kind, payload = worker.conn.recv()
+            except (EOFError, OSError):
+                worker.process.join(1.0)
+                self.workers.remove(worker)
+                if self.todo:  # keep the pool at strength while there is work left
+                    self.start_worker()
+                yield index, True, f"its worker process ended unexpectedly (exit code {worker.process.exitcode})"
+                continue
+            if kind != "ok":
+                _raise(kind, payload)
+            yield index, False, payload
+
+
+def _send(worker: _Worker, index: int | None) -> None:
+    """Send an item, or None to tell the worker to finish."""
+    try:
+        worker.conn.send(index)
+    except OSError:
+        pass  # it died: waiting on it reads the end of its pipe, and its item is reported lost
 
 
 def _raise(kind: str, payload) -> None:
@@ -129,24 +172,39 @@ def _raise(kind: str, payload) -> None:
     raise RuntimeError(f"a worker process failed:\n{payload}")
 
 
-def _stop(workers: list[_Worker]) -> None:
-    """Finish idle workers, stop busy ones with SIGTERM so they clean up, kill what lingers."""
+def _stop(workers: list[_Worker], signum: int) -> dict[int, object]:
+    """Finish idle workers, stop busy ones so they clean up, kill what lingers.
+
+    Busy ones get the signal that stopped this process, so their reports name it as a serial
+    run's would; after Ctrl-C, which they had twice already, SIGTERM (a third Ctrl-C would cut
+    their cleanup short). What they answer (their item's result, cut short) is returned by index.
+    """
     for worker in workers:
         if worker.item is not None and worker.process.is_alive():
-            _signal(worker, signal.SIGTERM)
-        # Also to a busy one: a SIGTERM landing as its file ends can be lost (CPython drops a
+            _signal(worker, signal.SIGTERM if signum == signal.SIGINT else signum)
+        # Also to a busy one: a SIGTERM landing as its item ends can be lost (CPython drops a
         # signal whose handler was reset before it ran), and it would then wait for work.
-        try:
-            worker.conn.send(None)
-        except OSError:
-            pass
+        _send(worker, None)
+    answers: dict[int, object] = {}
     deadline = time.monotonic() + STOP_GRACE
+    busy = [w for w in workers if w.item is not None]
+    while busy and time.monotonic() < deadline:
+        for conn in wait([w.conn for w in busy], max(0.0, deadline - time.monotonic())):
+            worker = next(w for w in busy if w.conn is conn)
+            busy.remove(worker)
+            try:
+                kind, payload = worker.conn.recv()
+            except (EOFError, OSError):
+                continue  # killed, or it ended without a word: its item counts as not run
+            if kind == "ok" and worker.item is not None:
+                answers[worker.item] = payload
     for worker in workers:
         worker.process.join(max(0.0, deadline - time.monotonic()))
         if worker.process.is_alive():
             worker.process.kill()
             worker.process.join()
         worker.conn.close()
+    return answers
 
 
 def _kill_all(workers: list[_Worker]) -> None:
@@ -156,11 +214,12 @@ def _kill_all(workers: list[_Worker]) -> None:
 
 
 def _signal(worker: _Worker, signum: int) -> None:
-    if worker.process.exitcode is not None:  # reaped: its pid may be another process's by now
+    pid = worker.process.pid
+    if pid is None or worker.process.exitcode is not None:  # reaped: its pid may be another process's by now
         return
     try:
-        os.kill(worker.process.pid, signum)
-    except (ProcessLookupError, TypeError):
+        os.kill(pid, signum)
+    except ProcessLookupError:
         pass
 
 
@@ -168,10 +227,17 @@ def _signal(worker: _Worker, signum: int) -> None:
 def _passing_signals_on(workers: list[_Worker]) -> Iterator[dict]:
     """SIGINT goes on to the workers (a second within 5 s also stops this process); SIGTERM or SIGHUP stop all.
 
-    Once the workers are being stopped (each has had its SIGTERM and cleans up), any of them
-    kills them instead of cutting this process's wait short and leaving them behind.
+    A stop is raised as Aborted only while this process waits for the workers; elsewhere (while
+    the caller handles a result) it is kept in state["pending"] and raised at the next wait, so
+    the results are never lost between the two. Once the workers are being stopped (each has
+    had its SIGTERM and cleans up), any signal kills them instead of leaving them behind.
     """
-    state = {"last": 0.0, "stopping": False}
+    state: dict = {"last": 0.0, "stopping": False, "waiting": False, "pending": None}
+
+    def stop(signum: int) -> None:
+        if state["waiting"]:
+            raise Aborted(signum)
+        state["pending"] = state["pending"] or signum
 
     def on_int(signum, frame):
         if state["stopping"]:
@@ -182,14 +248,14 @@ def _passing_signals_on(workers: list[_Worker]) -> Iterator[dict]:
                 _signal(worker, signal.SIGINT)
         now = time.monotonic()
         if now - state["last"] < 5.0:
-            raise Aborted(signal.SIGINT)
+            stop(signal.SIGINT)
         state["last"] = now
 
     def on_end(signum, frame):
         if state["stopping"]:
             _kill_all(workers)
         else:
-            raise Aborted(signum)
+            stop(signum)
 
     saved = {signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
     saved.update((sig, signal.signal(sig, on_end)) for sig in (signal.SIGTERM, signal.SIGHUP))

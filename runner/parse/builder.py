@@ -16,6 +16,7 @@ from ..model import (
     Finding,
     Kind,
     Modifiers,
+    Need,
     NestedShell,
     Plan,
     Requirement,
@@ -168,6 +169,7 @@ class Builder:
         self.findings: list[Finding] = []
         self.steps: list[Step] = []
         self.requires: dict[str, Requirement] = {}
+        self.needs: list[Need] = []
         self.registry = _Registry()
         self.base = self.registry
         self.mode = Visibility.HIDE
@@ -343,6 +345,12 @@ class Builder:
         elif kind == "requires":
             for tool in d.words:
                 self.requires.setdefault(tool, Requirement(tool, loc))
+        elif kind == "needs":
+            if self.needs and self.needs[0].path != Need(d.words[0], loc).path:
+                self._finding(loc, Severity.ERROR, "second-setup",
+                              f"a workshop has one setup; @needs {self.needs[0].file} was given at {self.needs[0].loc}")
+            elif not self.needs:
+                self.needs.append(Need(d.words[0], loc))
         elif kind == "call":
             self._call(d.name, loc, d.args)
 
@@ -487,7 +495,7 @@ class Builder:
                           f"per-command directive ({names}) is followed by no command")
         findings = sorted(set(self.findings), key=lambda f: (f.loc, f.code, f.message))
         return Plan(path, tuple(self.steps), tuple(self.requires.values()), tuple(findings),
-                    tuple(self.shells))
+                    tuple(self.shells), tuple(self.needs))
 
 
 def build_plan(path: str, text: str, *, no_init: bool, home: str | None) -> Plan:

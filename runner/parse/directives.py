@@ -56,7 +56,7 @@ BUILTIN_MACROS: dict[str, BuiltinMacro] = {
 }
 _BARE = {"wait", "clear", "end", "endif"}
 KNOWN_NAMES = (set(MODES) | set(FLAGS) | VALUED | SHELL_NAMES | set(BUILTIN_MACROS) | _BARE
-               | {"print", "note", "import", "macro", "hook", "ifhook", "requires"})
+               | {"print", "note", "import", "macro", "hook", "ifhook", "requires", "needs"})
 _NAME = re.compile(r"[A-Za-z_][\w-]*$")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -65,7 +65,7 @@ _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 class Directive:
     """One directive, understood: `kind` says what to do, the other fields how."""
 
-    kind: str  # mode wait clear print note modifier import shell macro end ifhook endif hook requires call
+    kind: str  # mode wait clear print note modifier import shell macro end ifhook endif hook requires needs call
     name: str
     args: str = ""
     mode: Visibility | None = None
@@ -149,6 +149,8 @@ def interpret(name: str, args: str) -> tuple[Directive | None, str | None]:
         if name == "note":  # for the presenter's eyes only: kept as written, quotes and all
             text = args.replace("\\\n", " ").strip()
             return Directive("note", name, text), None if text else "'@note' needs the text of the note"
+        if name == "needs":
+            return Directive("needs", name, args, words=(_one(name, args, "setup file"),)), None
         if name == "import" or name in SHELL_NAMES:
             path = _one(name, args, "file")
             return Directive("import" if name == "import" else "shell", name, args, words=(path,)), None
