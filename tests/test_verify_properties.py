@@ -54,7 +54,7 @@ def test_any_output_matches_itself(text):
                         max_size=40), max_size=8),
        st.sampled_from(("auto", "exact", "contains", "unordered")))
 def test_any_lines_match_themselves_in_every_mode(lines, mode):
-    assert compare_output(lines, "\n".join(lines), mode=mode) is None
+    assert compare_output(lines, "\n".join(lines), expect=mode) is None
 
 
 @settings(max_examples=60)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import asdict
 
 import click
@@ -79,6 +80,8 @@ def describe_modifiers(m: Modifiers) -> list[str]:
         every = f" every {_seconds(m.retry_every)}" if m.retry_every != _DEFAULT.retry_every else ""
         words.append(f"@retry {_seconds(m.retry)}{every}")
     words += [f"@mask {mask}" for mask in m.masks]
+    words += [f"@{pin} {shlex.join(names)}" for pin, names in (("literal", m.literal), ("volatile", m.volatile))
+              if names]
     if m.optional:
         words.append("(unknown name: runs as a command, may be missing)")
     return words

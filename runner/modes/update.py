@@ -66,7 +66,7 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
             continue
         first, last = edit.old.loc.line - 1, edit.old.end_line - 1
         _check_block(lines, edit.old)
-        if compare_output(edit.old.lines, edit.new_output, mode=edit.mode, masks=edit.masks) is None:
+        if compare_output(edit.old.lines, edit.new_output, expect=edit.mode, masks=edit.masks) is None:
             continue
         indent = re.match(r"\s*", _body(lines[first])).group()
         ending = _ending(lines[first]) or eol
@@ -114,7 +114,7 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
         if not (kept_dots and all(dots[i1:i2])):
             merged.extend((False, line) for line in new[j1:j2])
     written = [_unblock(line) if kept else line for kept, line in merged]
-    if compare_output(written, "\n".join(new), mode=edit.mode, masks=edit.masks) is not None:
+    if compare_output(written, "\n".join(new), expect=edit.mode, masks=edit.masks) is not None:
         return [(False, line) for line in new]
     return merged
 

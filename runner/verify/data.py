@@ -68,7 +68,8 @@ def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, foun
             _walk(x, y, f"{path}[{i}]", None, canon, exp_canon, found)
     elif isinstance(e, str) and isinstance(a, str):
         if _canonical(e, key, exp_canon) != _canonical(a, key, canon):
-            found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
+            found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, "
+                         f"got {json.dumps(a, ensure_ascii=False)}")
     elif type(e) is not type(a) or e != a:
         found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
 

@@ -1,0 +1,76 @@
+"""Keys in a line of output and the values they name: `cpu: 500m`, `timeout=10s`, `--wait 60s`, `Start Time:  ...`.
+
+Only keys whose role is not plain (roles.py) are returned: the others leave
+their values to the value kinds. A key at the start of a line may be several
+words (`kubectl describe`, `openssl s_client`); there a measurement or a pinned
+key takes the rest of the line, a setting one word. Anywhere else a key is one
+word before `=` or `:`, a `--flag`, or a word before a number (`took 3s`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .roles import NO_PINS, Pins, Role, role_of
+
+_LEAD = re.compile(r' *(?:- )?"?(?P<key>[A-Za-z][\w./%()#-]*(?P<words>(?: [A-Za-z(][\w./%()#-]*){1,4})?)"?'
+                   r' *(?::(?: +|$)|(?(words)(?!)|=))')
+_INLINE = re.compile(r"(?<![\w\"'.#/:$-])(?:--)?\"?(?P<key>[A-Za-z][\w.-]*)\"?(?:=|: +|:(?=[\"'\d]))")
+_FLAG = re.compile(r"(?<!\S)--(?P<key>[A-Za-z][\w-]*) +(?=[^\s-])")
+_BEFORE_NUMBER = re.compile(r"(?<![\w.#/-])(?P<key>[A-Za-z][\w-]*)(?: +#?| #)(?=\d)")
+_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s,;]+")
+_MAY_HOLD = re.compile(r"[=:]|--|[A-Za-z] +#?\d")
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A value and the key that names it: its span in the line, the key as written, and its role."""
+
+    start: int
+    end: int
+    key: str
+    role: Role
+
+
+def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
+    """The values in `line` whose key gives them a role other than plain, left to right, none inside another."""
+    if _MAY_HOLD.search(line) is None:
+        return []
+    found: list[Keyed] = []
+    lead = _LEAD.match(line)
+    if lead is not None and lead.end() < len(line):
+        role = role_of(lead["key"], pins)
+        if role is not Role.PLAIN:
+            end = len(line) if role in (Role.MEASURED, Role.LITERAL) else _value_end(line, lead.end())
+            found.append(Keyed(lead.end(), end, lead["key"], role))
+    taken = found[0].end if found else 0
+    candidates = sorted((m.start(), m.end(), m["key"]) for pattern in (_INLINE, _FLAG, _BEFORE_NUMBER)
+                        for m in pattern.finditer(line, taken))
+    for start, value_start, key in candidates:
+        if start < taken or value_start >= len(line):
+            continue
+        role = role_of(key, pins)
+        if role is Role.PLAIN:
+            continue
+        end = _value_end(line, value_start)
+        if end > value_start:
+            found.append(Keyed(value_start, end, key, role))
+            taken = end
+    return found
+
+
+def _value_end(line: str, at: int) -> int:
+    m = _VALUE.match(line, at)
+    return m.end() if m is not None else at
+
+
+def key_names(lines: list[str]) -> set[str]:
+    """Every key the lines name, folded to lower case: what `@literal` and `@volatile` may pin."""
+    names: set[str] = set()
+    for line in lines:
+        lead = _LEAD.match(line)
+        if lead is not None:
+            names.add(lead["key"].casefold())
+        for pattern in (_INLINE, _FLAG, _BEFORE_NUMBER):
+            names.update(m["key"].casefold() for m in pattern.finditer(line))
+    return names
