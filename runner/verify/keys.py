@@ -9,9 +9,12 @@ word before `=` or `:`, a `--flag`, or a word before a number (`took 3s`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .roles import NO_PINS, Pins, Role, role_of
+from .normalise import normalise
+from .roles import NO_PINS, Pins, Role, name_role, role_of
+from .tables import Table, segments
 
 _LEAD = re.compile(r' *(?:- )?"?(?P<key>[A-Za-z][\w./%()#-]*(?P<words>(?: [A-Za-z(][\w./%()#-]*){1,4})?)"?'
                    r' *(?::(?: +|$)|(?(words)(?!)|=))')
@@ -64,13 +67,23 @@ def _value_end(line: str, at: int) -> int:
     return m.end() if m is not None else at
 
 
-def key_names(lines: list[str]) -> set[str]:
+def pinnable_names(lines: Sequence[str]) -> set[str]:
+    """The column titles and keys in expected lines, folded to lower case: what `@literal` and `@volatile` can pin."""
+    normal = normalise("\n".join(lines), tabs=True)
+    names = {title.casefold() for part in segments(normal) if isinstance(part, Table) for title in part.titles}
+    return names | key_names([line.expandtabs(8) for line in normal])
+
+
+def key_names(lines: Sequence[str]) -> set[str]:
     """Every key the lines name, folded to lower case: what `@literal` and `@volatile` may pin."""
     names: set[str] = set()
     for line in lines:
         lead = _LEAD.match(line)
         if lead is not None:
             names.add(lead["key"].casefold())
-        for pattern in (_INLINE, _FLAG, _BEFORE_NUMBER):
+        for pattern in (_INLINE, _FLAG):
             names.update(m["key"].casefold() for m in pattern.finditer(line))
+        # A word before a number is a key only when its words say what it names (`took 3s`, not `web-0  1/1`).
+        names.update(m["key"].casefold() for m in _BEFORE_NUMBER.finditer(line)
+                     if name_role(m["key"]) is not Role.PLAIN)
     return names

@@ -208,6 +208,7 @@ def shape(canonical: str) -> str:
 
 
 _AMOUNT = re.compile(r"\d+(?:\.\d+)?(?:(?:[KMGTPE]i|[kKMGTPE])B?|B|m|%)?(?![A-Za-z])|\d+")
+RULES = frozenset(k.rule for k in KINDS) | {"restarts"}  # what a forgiven value may be forgiven by, as a kind
 RULE_OF_MARK = {KIND_MARK[k.name]: k.rule for k in KINDS} | {RESTARTS_MARK: "restarts", _NAMED: "name"}
 
 
