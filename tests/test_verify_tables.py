@@ -95,7 +95,8 @@ def test_masks_from_configuration_apply_in_cells():
 
 def test_long_reports_are_cut():
     rows = [f"app-{i}   Running" for i in range(80)]
-    mismatch = compare_output(["NAME     STATUS", *rows], "\n".join(["NAME     STATUS"] + [r.replace("Running", "Failed") for r in rows]))
+    failed = [r.replace("Running", "Failed") for r in rows]
+    mismatch = compare_output(["NAME     STATUS", *rows], "\n".join(["NAME     STATUS", *failed]))
     assert mismatch is not None and mismatch.summary == "80 rows differ"
     assert len(mismatch.details) == 51 and mismatch.details[-1] == "... and 30 more"
 

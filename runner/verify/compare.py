@@ -86,7 +86,7 @@ def _judge(expected: Sequence[str], actual: str, expect: str, masks: Sequence[st
         except RecursionError:
             pass  # nested too deep to walk: compared as text below
         else:
-            if found is not None and not text_matches(exp, act, canon, exp_canon):
+            if found is not None:
                 return found
             if forgiven is not None:  # the same data: where the lines also pair up, their values were forgiven
                 compare_text(exp, act, canon, exp_canon, forgiven, where)

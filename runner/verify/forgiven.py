@@ -40,7 +40,7 @@ class Forgiveness:
         """
         if self.full or expected == actual or role is Role.LITERAL:
             return
-        if role is Role.MEASURED:
+        if role in (Role.MEASURED, Role.IDENTIFIER):
             self.add(line, offset, offset + len(actual), rule, expected)
             return
         exp_spans, act_spans = exp_canon.spans(expected, role), canon.spans(actual, role)

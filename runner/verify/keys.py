@@ -12,16 +12,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .kinds import KINDS
 from .normalise import normalise
 from .roles import NO_PINS, Pins, Role, name_role, role_of
 from .tables import Table, segments
 
 _LEAD = re.compile(r' *(?:- )?"?(?P<key>[A-Za-z][\w./%()#-]*(?P<words>(?: [A-Za-z(][\w./%()#-]*){1,4})?)"?'
                    r' *(?::(?: +|$)|(?(words)(?!)|=))')
-_INLINE = re.compile(r"(?<![\w\"'.#/:$-])(?:--)?\"?(?P<key>[A-Za-z][\w.-]*)\"?(?:=|: +|:(?=[\"'\d]))")
-_FLAG = re.compile(r"(?<!\S)--(?P<key>[A-Za-z][\w-]*) +(?=[^\s-])")
-_BEFORE_NUMBER = re.compile(r"(?<![\w.#/-])(?P<key>[A-Za-z][\w-]*)(?: +#?| #)(?=\d)")
+_INLINE = r"(?<![\w\"'.#/:$-])(?:--)?\"?(?P<key>[A-Za-z][\w.-]*)\"?(?:=|: +|:(?=[\"'\d]))"
+_FLAG = r"(?<!\S)--(?P<flag>[A-Za-z][\w-]*) +(?=[^\s-])"
+_BEFORE_NUMBER = r"(?<![\w.#/-])(?P<word>[A-Za-z][\w-]*)(?: +#?| #)(?=\d)"
+_KEYS = re.compile(f"{_INLINE}|{_FLAG}|{_BEFORE_NUMBER}")
 _VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s,;]+")
+# A value that is a point in time is all of it, spaces included (`start date: Sep 26 22:25:05 2024 GMT`).
+_WHEN = re.compile("|".join(k.pattern for k in KINDS if k.name in ("timestamp", "date")))
 _MAY_HOLD = re.compile(r"[=:]|--|[A-Za-z] +#?\d")
 
 
@@ -47,11 +51,11 @@ def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
             end = len(line) if role in (Role.MEASURED, Role.LITERAL) else _value_end(line, lead.end())
             found.append(Keyed(lead.end(), end, lead["key"], role))
     taken = found[0].end if found else 0
-    candidates = sorted((m.start(), m.end(), m["key"]) for pattern in (_INLINE, _FLAG, _BEFORE_NUMBER)
-                        for m in pattern.finditer(line, taken))
-    for start, value_start, key in candidates:
-        if start < taken or value_start >= len(line):
+    for m in _KEYS.finditer(line, taken):
+        value_start = m.end()
+        if m.start() < taken or value_start >= len(line):
             continue
+        key = m.group(m.lastindex or 0)
         role = role_of(key, pins)
         if role is Role.PLAIN:
             continue
@@ -64,7 +68,9 @@ def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
 
 def _value_end(line: str, at: int) -> int:
     m = _VALUE.match(line, at)
-    return m.end() if m is not None else at
+    end = m.end() if m is not None else at
+    when = _WHEN.match(line, at)
+    return max(end, when.end()) if when is not None else end
 
 
 def pinnable_names(lines: Sequence[str]) -> set[str]:
@@ -81,9 +87,8 @@ def key_names(lines: Sequence[str]) -> set[str]:
         lead = _LEAD.match(line)
         if lead is not None:
             names.add(lead["key"].casefold())
-        for pattern in (_INLINE, _FLAG):
-            names.update(m["key"].casefold() for m in pattern.finditer(line))
-        # A word before a number is a key only when its words say what it names (`took 3s`, not `web-0  1/1`).
-        names.update(m["key"].casefold() for m in _BEFORE_NUMBER.finditer(line)
-                     if name_role(m["key"]) is not Role.PLAIN)
+        for m in _KEYS.finditer(line):
+            # A word before a number is a key only when its words say what it names (`took 3s`, not `web-0  1/1`).
+            if m["word"] is None or name_role(m["word"]) is not Role.PLAIN:
+                names.add(m.group(m.lastindex or 0).casefold())
     return names

@@ -104,12 +104,16 @@ KINDS: tuple[ValueKind, ...] = (
     ValueKind("hexdump", "hexdump", rf"(?P<keep>(?m:^)(?:[0-9a-f]{{8}}: |[0-9a-f]{{8}}  | *[0-9a-f]{{4}} - ))"
                                     rf"(?:{_HEXBYTES}|{_HEXWORDS})(?: {{2,}}[^\n]*| *\|[^\n]*\|)?(?m:$)",
               may_hold=lambda s: "  " in s or ": " in s or " - " in s),
+    # Rules a tool pads to the terminal's width around a centred text (pytest's `=== 1 passed in 0.12s ===`).
+    ValueKind("rule-line", "rule", r"(?<!\S)(?:={3,}|-{3,}|─{3,}|━{3,}|\*{3,}|~{3,})(?!\S)",
+              may_hold=lambda s: "===" in s or "---" in s or "───" in s or "━━━" in s or "***" in s or "~~~" in s),
     ValueKind("uuid", "uuid",
               r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])",
          may_hold=lambda s: "-" in s),
     # Certificate serials and key ids: `0x` hex, colon-separated hex bytes, decimal serials, `step`'s `2875...1234`.
     # MAC addresses (six bytes) count too; a line of a hex dump (`step`, `openssl`) may be shorter.
-    ValueKind("serial", "serial", r"(?<![\w:])0x[0-9a-fA-F]{12,}(?![\w])"
+    # `0x` and eight hex digits or more: a serial, or an address in memory (`read from 0x6000005ec360`).
+    ValueKind("serial", "serial", r"(?<![\w:])0x[0-9a-fA-F]{8,}(?![\w])"
                         r"|(?<![\w:])(?:[0-9a-fA-F]{2}:){5,}[0-9a-fA-F]{2}(?![\w])"
                         r"|(?m:^) +(?:[0-9a-f]{2}:)+[0-9a-f]{2}:?(?m:$)"
                         r"|(?<![\w.])\d{16,}(?![\w.])"
@@ -117,7 +121,8 @@ KINDS: tuple[ValueKind, ...] = (
               may_hold=lambda s: len(s) >= 11),
     ValueKind("address", "ipv6",
               rf"(?<![\w:.]){_NOT_BIND6}(?:(?:{_HEX4}:){{7}}{_HEX4}|(?:{_HEX4}(?::{_HEX4})*)?::(?:{_HEX4}(?::{_HEX4})*)?)"
-                      rf"(?![\w:/]|\.\d)", may_hold=lambda s: "::" in s or s.count(":") >= 7),
+                      # A colon after it ends a sentence's clause (`fail for 2a00::1: unreachable`).
+                      rf"(?![\w/]|\.\d|:[0-9A-Fa-f:])", may_hold=lambda s: "::" in s or s.count(":") >= 7),
     # Not after `v` or a dot, not before `.digit`: versions like v2.14.1 or 1.2.3.4.5 are not addresses.
     # Not before `/prefix`: a CIDR is configuration.
     ValueKind("address", "ipv4", rf"(?<![\w.]){NOT_BIND4}{OCTET}(?:\.{OCTET}){{3}}(?![\w/]|\.\d)",
@@ -125,7 +130,9 @@ KINDS: tuple[ValueKind, ...] = (
     # Host ports assigned at random (k3d and kind API servers, `docker run -P`, port-forward to `:80`)
     # and NodePorts in `80:31234/TCP`; ports below 30000 are chosen by someone and stay.
     # After `::` too: IPv6's any address in `:::32768` (netstat, docker).
-    ValueKind("port", "port", rf"(?P<keep>(?<=[\w\]{_MARK_CLASS}]):|(?<=::):|\bport ){_EPHEMERAL}(?![\w.])"
+    # After `port` and a few words: `port 39841`, k3d's `Got free port for API: '57988'`.
+    ValueKind("port", "port",
+              rf"(?P<keep>(?<=[\w\]{_MARK_CLASS}]):|(?<=::):|\bport\b[^\d\n]{{0,16}}){_EPHEMERAL}(?![\w.])"
                       rf"|(?P<keep2>(?<=\d):|(?<=[\s,])){_NODEPORT}(?=/(?:TCP|UDP|SCTP)(?!\w))",
               may_hold=lambda s: ":" in s or "port " in s or "/" in s),
     # Seconds (or milliseconds) since 1970 between 2017 and 2033: `Start Time: 1700000000`, `date +%s`.
@@ -184,6 +191,7 @@ MASK_BASE = 0x100100
 RESTARTS = re.compile(rf"(?<![\w.])\d+ \({KIND_MARK['duration']} ago\)")
 RESTARTS_MARK = MARKS[-1]
 _NAMED = MARKS[-2]  # a word a volatile column may change: weekdays and months
+IDENTIFIER_MARK = MARKS[-3]  # a value under a key that names an id
 _DIGITS = re.compile(r"\d+")
 _CALENDAR = re.compile(rf"\b(?:{_WEEKDAY}|{_MONTH})\b")
 _NAME_SUFFIX = re.compile("|".join(k.pattern.replace("(?P<keep>", "(?:") for k in KINDS
@@ -209,7 +217,8 @@ def shape(canonical: str) -> str:
 
 _AMOUNT = re.compile(r"\d+(?:\.\d+)?(?:(?:[KMGTPE]i|[kKMGTPE])B?|B|m|%)?(?![A-Za-z])|\d+")
 RULES = frozenset(k.rule for k in KINDS) | {"restarts"}  # what a forgiven value may be forgiven by, as a kind
-RULE_OF_MARK = {KIND_MARK[k.name]: k.rule for k in KINDS} | {RESTARTS_MARK: "restarts", _NAMED: "name"}
+RULE_OF_MARK = {KIND_MARK[k.name]: k.rule for k in KINDS} | {RESTARTS_MARK: "restarts", _NAMED: "name",
+                                                               IDENTIFIER_MARK: "identifier"}
 
 
 def describe(canonical: str) -> str:

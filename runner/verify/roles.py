@@ -23,6 +23,7 @@ class Role(str, Enum):
     PLAIN = "plain"  # by their shape: the value kinds decide (timestamps, generated names... forgiven)
     SETTING = "setting"  # what the workshop configured: literal, but for points in time
     MEASURED = "measured"  # what a run measured: any value of the same shape (its numbers may change)
+    IDENTIFIER = "identifier"  # what a run handed out (an id, a token, a session): any one opaque value
     LITERAL = "literal"  # pinned with @literal: compared as written
 
 
@@ -53,10 +54,12 @@ MEASURED_WORDS = frozenset({
     "age", "uptime", "elapsed", "duration", "took", "latency", "latencies", "p50", "p75", "p90", "p95", "p99",
     "p999", "rps", "qps", "rate", "success", "count", "restarts", "seen", "time", "timestamp", "date",
     "created", "updated", "started", "finished", "modified", "deployed", "since", "ago", "usage", "used",
-    "conn", "conns", "connection", "connections", "stream", "best", "worst", "last", "id", "uid", "pid",
-    "pids", "nonce", "token", "session", "io", "received", "sent", "rx", "tx", "hits", "misses", "epoch",
-    "monotonic", "throughput",
+    "conn", "conns", "connection", "connections", "stream", "best", "worst", "last", "pids", "io", "received",
+    "sent", "rx", "tx", "hits", "misses", "epoch", "monotonic", "throughput",
 })
+# Head nouns of what a run hands out: ids, tokens, sessions.
+IDENTIFIER_WORDS = frozenset({"id", "ids", "uid", "uuid", "pid", "token", "nonce", "session", "serial", "etag",
+                              "digest", "ticket", "identifier"})
 # Head nouns of settings: limits, targets, counts and periods someone chose.
 SETTING_WORDS = frozenset({
     "timeout", "timeouts", "delay", "period", "interval", "wait", "ttl", "deadline", "grace", "retry",
@@ -84,7 +87,8 @@ PLAIN_WORDS = frozenset({
     "image", "mode", "message", "node", "reference", "chart", "app", "revision", "exit", "code", "result",
     "secured", "meshed", "available", "class", "selector", "port", "ports", "address", "ip", "ips",
 })
-PLAIN_NAMES = frozenset({"up-to-date"})  # `kubectl get deploy`: a count of replicas, not a date
+# Whole names whose words mislead: a count of replicas that ends in "date", a counter the API server hands out.
+WHOLE_NAMES = {"up-to-date": Role.PLAIN, "resource version": Role.IDENTIFIER, "resourceversion": Role.IDENTIFIER}
 
 _WORD = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])|\d+|%")
 _IO = re.compile(r"\bI/O\b", re.IGNORECASE)
@@ -99,8 +103,9 @@ def words(name: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def name_role(name: str) -> Role:
     """The role the words of a key or a column title give its values (no pins)."""
-    if name.casefold() in PLAIN_NAMES:
-        return Role.PLAIN
+    whole = WHOLE_NAMES.get(name.casefold())
+    if whole is not None:
+        return whole
     found = words(name)
     use = bool(_USE_SIGNS.search(name)) or any(w in UNIT_WORDS and w not in ("at", "in", "out") for w in found)
     for at in range(len(found) - 1, -1, -1):
@@ -112,6 +117,8 @@ def name_role(name: str) -> Role:
             return Role.PLAIN
         if word in MEASURED_WORDS:
             return Role.MEASURED
+        if word in IDENTIFIER_WORDS:
+            return Role.IDENTIFIER
         if word in RESOURCE_WORDS:
             if any(w in SETTING_QUALIFIERS for w in before):
                 return Role.SETTING
@@ -140,7 +147,7 @@ def role_of(name: str, pins: Pins = NO_PINS) -> Role:
 
 
 # Column titles holding `measured/setting` pairs: an autoscaler's current use over its target.
-PAIRED_COLUMNS = {"TARGETS": (Role.MEASURED, Role.SETTING)}
+PAIRED_COLUMNS = {"TARGETS": (Role.MEASURED, Role.SETTING), "TARGET": (Role.MEASURED, Role.SETTING)}
 
 
 def column_roles(title: str, pins: Pins = NO_PINS, volatile_columns: frozenset[str] = frozenset()
@@ -160,4 +167,4 @@ def column_roles(title: str, pins: Pins = NO_PINS, volatile_columns: frozenset[s
 
 
 # The words a key must hold for its role to be other than plain, for a quick test before reading keys.
-HINT_WORDS = tuple(sorted(MEASURED_WORDS | SETTING_WORDS | RESOURCE_WORDS, key=len, reverse=True))
+HINT_WORDS = tuple(sorted(MEASURED_WORDS | IDENTIFIER_WORDS | SETTING_WORDS | RESOURCE_WORDS, key=len, reverse=True))

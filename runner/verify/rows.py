@@ -215,7 +215,8 @@ def _label_columns(table: Table, kinds: Sequence[Reading]) -> tuple[int, ...]:
     if table.events:
         return tuple(upper.index(t) for t in ("REASON", "OBJECT") if t in upper)
     # Never a volatile column: `5s` names nothing.
-    return tuple(c for c, reading in enumerate(kinds) if reading and Role.MEASURED not in reading)[:1] or (0,)
+    forgiven = (Role.MEASURED, Role.IDENTIFIER)
+    return tuple(c for c, reading in enumerate(kinds) if reading and not set(forgiven) & set(reading))[:1] or (0,)
 
 
 def _report(expected: Table, actual: Table, exp_raw, left_exp, left_act, exp_keys, act_keys, kinds) -> Mismatch:

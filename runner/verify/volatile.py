@@ -18,6 +18,7 @@ from ..errors import ParseError
 from .keys import Keyed, keyed_values
 from .kinds import (
     HASH,
+    IDENTIFIER_MARK,
     KIND_MARK,
     KINDS,
     MASK_BASE,
@@ -94,7 +95,7 @@ _CACHE_LIMIT = 20_000  # distinct cells remembered per canonicaliser (then forgo
 # pattern, replacement, a cheap pre-test (None: always run), whether to run on each string alone, rule name
 _Step = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]", "Callable[[str], bool] | None", bool, str]
 # Points in time stay forgiven in a setting's value (`expires: <date>`): when is never what someone set.
-_TIMES = frozenset({"timestamp", "date", "time", "epoch"})
+_TIMES = frozenset({"timestamp", "date", "time"})
 Span = tuple[int, int, str]  # start, end and rule of a forgiven value in the text it was found in
 
 
@@ -234,35 +235,52 @@ class Canon:
 
         Strings seen before come from the cache; the others are rewritten
         together, each kind as one regex pass over the joined strings that may
-        hold it. Strings with keys that give values a role go one by one.
+        hold it. A string with keys that give values a role is cut at them
+        first, and its pieces join that batch.
         """
         cache = self._cache
         fresh = [s for s in dict.fromkeys(items) if s not in cache]
         if len(fresh) < 8:
             return [self.one(s) for s in items]
-        found: dict[str, str] = {}
-        plain = []
+        work: list[str] = []  # what the kinds rewrite, in one batch
+        layouts: list[list[tuple[Role, int] | str]] = []  # per string: pieces to take from work, or done
         for s in fresh:
             keyed = keyed_values(s, self.pins) if self._keys else []
-            if keyed:
-                found[s] = self._pieces(s, keyed)
-            else:
-                plain.append(s)
-        done = list(plain)
-        for pattern, repl, may_hold, per_item, _ in self._steps:
-            chosen = range(len(done)) if may_hold is None else [i for i, s in enumerate(done) if may_hold(s)]
-            if not chosen:
-                continue
-            if per_item:
-                new = [pattern.sub(repl, done[i]) for i in chosen]
-            else:
-                new = pattern.sub(repl, "\n".join([done[i] for i in chosen])).split("\n")
-            for i, s in zip(chosen, new):
-                done[i] = s
-        found.update(zip(plain, done))
+            layout: list[tuple[Role, int] | str] = []
+            at = 0
+            for k in keyed:
+                layout.append((Role.PLAIN, len(work)))
+                work.append(s[at:k.start])
+                value = s[k.start:k.end]
+                if k.role is Role.MEASURED:
+                    layout.append((Role.MEASURED, len(work)))
+                    work.append(value)
+                else:
+                    layout.append(self.read(value, k.role))
+                at = k.end
+            layout.append((Role.PLAIN, len(work)))
+            work.append(s[at:])
+            layouts.append(layout)
+        done = self._batch(work)
+        found = {s: "".join(piece if isinstance(piece, str) else
+                            shape(done[piece[1]]) if piece[0] is Role.MEASURED else done[piece[1]]
+                            for piece in layout) for s, layout in zip(fresh, layouts)}
         if len(cache) + len(found) <= _CACHE_LIMIT:
             cache.update(found)
         return [found[s] if s in found else cache[s] for s in items]
+
+    def _batch(self, items: list[str]) -> list[str]:
+        """`_plain` of each string: each kind one pass over all of them joined by newlines, in C.
+
+        Masks run on each string alone, since one could match across the newline that joins them.
+        """
+        text = "\n".join(items)
+        for pattern, repl, may_hold, per_item, _ in self._steps:
+            if per_item:
+                text = "\n".join(pattern.sub(repl, s) for s in text.split("\n"))
+            elif may_hold is None or may_hold(text):
+                text = pattern.sub(repl, text)
+        return text.split("\n")
 
     def read(self, text: str, role: Role) -> str:
         """The canonical form of a value read in a role: as written, a setting, a measurement, or by its kinds."""
@@ -270,6 +288,8 @@ class Canon:
             return text
         if role is Role.SETTING:
             return _apply(self._setting_steps, text)
+        if role is Role.IDENTIFIER and _OPAQUE.fullmatch(text):
+            return IDENTIFIER_MARK
         done = self._plain(text)
         return shape(done) if role is Role.MEASURED else done
 
@@ -293,14 +313,14 @@ class Canon:
             return []
         if role is Role.SETTING:
             return _tracked(self._setting_steps, text, 0, len(text))
-        if role is Role.MEASURED:
+        if role in (Role.MEASURED, Role.IDENTIFIER):
             return [(0, len(text), "")] if text else []
         keyed = keyed_values(text, self.pins) if self._keys else []
         out: list[Span] = []
         at = 0
         for k in keyed:
             out += _tracked(self._steps, text, at, k.start)
-            if k.role is Role.MEASURED:
+            if k.role in (Role.MEASURED, Role.IDENTIFIER):
                 out.append((k.start, k.end, self.key_rule(k.key, "key")))
             elif k.role is Role.SETTING:
                 out += _tracked(self._setting_steps, text, k.start, k.end)
@@ -327,6 +347,8 @@ class Canon:
         return _apply(self._steps, item)
 
 
+# One value a run handed out: no spaces, and a digit or the length of something random (`3:0`, a token).
+_OPAQUE = re.compile(r"(?=\S*\d|\S{12})\S+")
 _PAIR = re.compile(r"(?P<a>[^\s/,]+)(?P<sep> ?/ ?)(?P<b>[^\s/,]+)")
 
 
