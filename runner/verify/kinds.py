@@ -192,7 +192,6 @@ RESTARTS = re.compile(rf"(?<![\w.])\d+ \({KIND_MARK['duration']} ago\)")
 RESTARTS_MARK = MARKS[-1]
 _NAMED = MARKS[-2]  # a word a volatile column may change: weekdays and months
 IDENTIFIER_MARK = MARKS[-3]  # a value under a key that names an id
-_DIGITS = re.compile(r"\d+")
 _CALENDAR = re.compile(rf"\b(?:{_WEEKDAY}|{_MONTH})\b")
 _NAME_SUFFIX = re.compile("|".join(k.pattern.replace("(?P<keep>", "(?:") for k in KINDS
                                    if k.name in ("pod", "replicaset", "suffix") and not k.loose))

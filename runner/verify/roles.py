@@ -164,7 +164,3 @@ def column_roles(title: str, pins: Pins = NO_PINS, volatile_columns: frozenset[s
     if " / " in title:
         return tuple(name_role(part) for part in title.split(" / "))
     return (name_role(title),)
-
-
-# The words a key must hold for its role to be other than plain, for a quick test before reading keys.
-HINT_WORDS = tuple(sorted(MEASURED_WORDS | IDENTIFIER_WORDS | SETTING_WORDS | RESOURCE_WORDS, key=len, reverse=True))
