@@ -149,6 +149,8 @@ def run_cmd(**values: Any) -> None:
 @click.option("--strict", is_flag=True, help="Count skipped files and commands as failures.")
 @click.option("--junit", type=_WRITTEN, metavar="FILE", help="Write a JUnit XML report.")
 @click.option("--html", type=_WRITTEN, metavar="FILE", help="Write a self-contained HTML report.")
+@click.option("--json", "json_path", type=_WRITTEN, metavar="FILE",
+              help="Write the plan and each command's verdict as JSON, forgiven values included.")
 @click.option("--update", is_flag=True, help="Write real output back as ## lines.")
 @click.option("--diff", "show_diff", is_flag=True, help="With --update: print what would change, write nothing.")
 @click.option("-j", "--jobs", type=Jobs(), default="1", metavar="N|auto",

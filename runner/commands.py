@@ -43,7 +43,7 @@ def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None,
 def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | None, html: str | None, update: bool,
           show_diff: bool, jobs: int, shard: tuple[int, int] | None, timeout: float | None, no_init: bool,
           verbose: bool, requires: tuple[str, ...], requires_auto: bool, kubeconfig: str | None, no_isolate: bool,
-          keep_clusters: bool) -> None:
+          keep_clusters: bool, json_path: str | None = None) -> None:
     """Run workshops and check every exit status and ## output against the real one.
 
     A folder gives its Markdown workshops; a .sh workshop is checked when named.
@@ -54,7 +54,7 @@ def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | No
                                   auto_requires=requires_auto)
     call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html, update=update,
          show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard, verbose=verbose,
-         cluster=cluster)
+         cluster=cluster, json_path=json_path)
 
 
 def list_steps(file: str, as_json: bool, no_init: bool) -> None:

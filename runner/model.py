@@ -94,6 +94,8 @@ class Modifiers:
     retry: float | None = None  # @retry D, seconds
     retry_every: float = 2.0  # @retry D every D2
     masks: tuple[str, ...] = ()  # @mask REGEX, in order
+    literal: tuple[str, ...] = ()  # @literal NAME...: columns, keys or rules compared as written
+    volatile: tuple[str, ...] = ()  # @volatile NAME...: columns or keys whose values are measurements
     optional: bool = False  # from an unknown `@name`: warn and go on if not found
     ends_shell: bool = False  # @ends-shell: this command ends the shell on purpose
 

@@ -40,12 +40,24 @@ class Status(str, Enum):
 
 
 @dataclass(frozen=True)
+class Forgiven:
+    """A value of the real output that differed from the `##` block and was let pass, and the rule that let it."""
+
+    line: int  # 1-based line of the command's output as reports show it (escapes gone, tabs expanded)
+    start: int  # the value's columns in that line, end exclusive
+    end: int
+    rule: str  # `duration`, `generated-name`, `column AGE`, `key restartCount`, `@volatile RPS`, `mask build`...
+    expected: str  # what the `##` block had in its place
+
+
+@dataclass(frozen=True)
 class Verdict:
     """Whether a command did what the workshop says, and if not, why."""
 
     status: Status
     message: str = ""  # one line a new user understands
     details: tuple[str, ...] = ()  # row/column differences or unified diff lines
+    forgiven: tuple[Forgiven, ...] = ()  # what differed from the `##` block but passed (docs/matching.md)
 
     @property
     def passed(self) -> bool:

@@ -217,3 +217,33 @@ def test_a_command_printing_a_table_is_no_pasted_output(tmp_path):
         ```
     """)
     assert "output-in-fence" not in _by_code(lint("--no-init", path))
+
+
+def test_pins_naming_nothing_in_the_block_are_flagged_with_what_it_has(tmp_path):
+    path = write(tmp_path, "pins.md", """
+        <!-- @SHOW -->
+        <!-- @literal RESTART AGE -->
+        ```bash
+        kubectl get pods
+        ## NAME    READY   RESTARTS   AGE
+        ## web-0   1/1     0          5m
+        ```
+
+        <!-- @literal duration "Start Time" -->
+        ```bash
+        kubectl describe pod web-0 | grep Start
+        ## Start Time:   Mon, 01 Jan 2024 10:00:00 +0000
+        ```
+
+        <!-- @volatile took -->
+        ```bash
+        echo done
+        ```
+        """)
+    result = lint("--no-init", path)
+    found = _by_code(result)
+    assert [int(FINDING.fullmatch(f)["line"]) for f in found["unknown-pin"]] == [4]  # the command it applies to
+    assert "'@literal RESTART' names no column or key" in found["unknown-pin"][0]
+    assert "(it has age, name, ready, restarts)" in found["unknown-pin"][0]
+    assert "@literal or @volatile applies to 'echo done'" in found["modifier-without-output"][0]
+    assert result.exit_code == 0

@@ -6,9 +6,8 @@ from pathlib import Path
 import pytest
 
 from runner.model import Kind, Modifiers, Visibility
-from runner.parse.workshop import parse_text
 from runner.parse.directives import interpret
-from runner.parse.workshop import parse_workshop
+from runner.parse.workshop import parse_text, parse_workshop
 
 WORKSHOPS = Path(__file__).parent / "fixtures" / "parse" / "workshops"
 
@@ -120,3 +119,28 @@ def test_interpret_names(name, args, kind):
 def test_interpret_rejects(name, args):
     _, problem = interpret(name, args)
     assert problem
+
+
+def test_literal_and_volatile_pin_names_on_the_next_command():
+    plan = parse_text('<!-- @literal RESTARTS "Restart Count" -->\n<!-- @volatile RPS -->\n```bash\necho a\n```\n'
+                      "```bash\necho b\n```\n", "w.md")
+    first, second = plan.commands
+    assert (first.modifiers.literal, first.modifiers.volatile) == (("RESTARTS", "Restart Count"), ("RPS",))
+    assert second.modifiers == Modifiers() and not plan.findings
+
+
+def test_a_later_pin_takes_a_name_from_the_other_kind():
+    plan = parse_text("#@literal AGE RPS\n#@volatile age\necho a\n", "w.sh")
+    m = plan.commands[0].modifiers
+    assert (m.literal, m.volatile) == (("RPS",), ("age",))
+
+
+@pytest.mark.parametrize("args, message", [
+    ("", "'@literal' names at least one column or key"),
+    ('"unclosed', "cannot be split"),
+    ("'two  spaces'", "is not a column title or a key"),
+])
+def test_malformed_pins_are_errors_at_their_line(args, message):
+    plan = parse_text(f"<!-- @SHOW -->\n<!-- @literal {args} -->\n```bash\necho a\n```\n", "w.md")
+    assert [(f.loc.line, f.code, f.severity.value) for f in plan.findings] == [(2, "malformed-directive", "error")]
+    assert message in plan.findings[0].message

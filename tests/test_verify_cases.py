@@ -35,7 +35,7 @@ def test_case(path):
     case = load_case(path)
     expected, actual = case["sections"]["expected"], "\n".join(case["sections"]["actual"])
     verdict, *details = case["sections"]["verdict"]
-    mismatch = compare_output(expected, actual, mode=case["mode"], masks=case["masks"])
+    mismatch = compare_output(expected, actual, expect=case["mode"], masks=case["masks"])
     if verdict == "pass":
         assert mismatch is None, mismatch
         return

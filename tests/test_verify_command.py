@@ -58,7 +58,8 @@ def test_stop_after_counts_as_success_and_still_checks_output():
 
 def test_output_failure_names_the_command_and_its_block():
     expected = ["NAME    READY   STATUS", "web-0   1/1     Running", "web-1   1/1     Running"]
-    verdict = verify_command(step(expected), ran("NAME    READY   STATUS\nweb-0   0/1     Pending\nweb-1   1/1     Running\n"))
+    output = "NAME    READY   STATUS\nweb-0   0/1     Pending\nweb-1   1/1     Running\n"
+    verdict = verify_command(step(expected), ran(output))
     assert verdict.message == "README.md:156: output differs from ## block at README.md:157-159: 1 row differs"
     assert verdict.details == ("web-0: READY expected 1/1, got 0/1", "web-0: STATUS expected Running, got Pending")
 

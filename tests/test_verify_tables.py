@@ -73,10 +73,17 @@ def test_restarts_need_the_same_shape():
 
 
 def test_volatile_columns_from_configuration():
-    expected = ["NAME     SCHEDULE    LAST SCHEDULE", "backup   0 * * * *   Tue 10:00"]
-    actual = "NAME     SCHEDULE    LAST SCHEDULE\nbackup   0 * * * *   Wed 11:00\n"
+    expected = ["NAME     SCHEDULE    SHARD", "backup   0 * * * *   7 of 12"]
+    actual = "NAME     SCHEDULE    SHARD\nbackup   0 * * * *   3 of 12\n"
     assert compare_output(expected, actual) is not None
-    assert compare_output(expected, actual, options=VerifyOptions(volatile_columns=("LAST SCHEDULE",))) is None
+    assert compare_output(expected, actual, options=VerifyOptions(volatile_columns=("SHARD",))) is None
+
+
+def test_the_time_since_a_cron_job_last_ran_is_a_measurement_its_schedule_a_setting():
+    expected = ["NAME     SCHEDULE      LAST SCHEDULE", "backup   */5 * * * *   Tue 10:00"]
+    assert compare_output(expected, "NAME     SCHEDULE      LAST SCHEDULE\nbackup   */5 * * * *   Wed 11:00\n") is None
+    mismatch = compare_output(expected, "NAME     SCHEDULE      LAST SCHEDULE\nbackup   */9 * * * *   Tue 10:00\n")
+    assert mismatch is not None and mismatch.details == ("backup: SCHEDULE expected */5 * * * *, got */9 * * * *",)
 
 
 def test_masks_from_configuration_apply_in_cells():
@@ -88,7 +95,8 @@ def test_masks_from_configuration_apply_in_cells():
 
 def test_long_reports_are_cut():
     rows = [f"app-{i}   Running" for i in range(80)]
-    mismatch = compare_output(["NAME     STATUS", *rows], "\n".join(["NAME     STATUS"] + [r.replace("Running", "Failed") for r in rows]))
+    failed = [r.replace("Running", "Failed") for r in rows]
+    mismatch = compare_output(["NAME     STATUS", *rows], "\n".join(["NAME     STATUS", *failed]))
     assert mismatch is not None and mismatch.summary == "80 rows differ"
     assert len(mismatch.details) == 51 and mismatch.details[-1] == "... and 30 more"
 
@@ -127,16 +135,30 @@ def test_describe_tables_have_mixed_case_titles_over_a_rule():
     assert parts[1].rows == ("  Normal  Pulled     3s    kubelet  ok",)
 
 
-def test_mixed_case_lines_without_a_rule_are_text():
-    assert all(isinstance(p, Text) for p in segments(["Name   Ready", "web    yes"]))
+def test_mixed_case_titles_without_a_rule_head_a_table_when_every_row_starts_its_cells_under_them():
+    parts = segments(["Source      Destination   Count   Success Rate", "10.42.0.1   web           12      100.00%",
+                      "10.42.0.2   web           3       100.00%", "done"])
+    assert [type(p) for p in parts] == [Table, Text]
+    assert parts[0].titles == ("Source", "Destination", "Count", "Success Rate") and len(parts[0].rows) == 2
+    assert parts[1].lines == ("done",) and parts[1].first == 3
+
+
+@pytest.mark.parametrize("lines", [
+    ["Name   Ready", "web  yes"],  # a cell starts under no title
+    ["Name   Ready", "web"],  # no row with two cells: a line under a line
+    ["Name  ready", "web   yes"],  # a title in lower case
+])
+def test_mixed_case_lines_whose_rows_do_not_line_up_are_text(lines):
+    assert all(isinstance(p, Text) for p in segments(lines))
 
 
 def test_rows_split_together_only_when_each_row_has_its_own_cells():
     """One row with a cell too many and one with a cell too few must not trade cells."""
-    from runner.verify.tables import _key, row_keys
+    from runner.verify.roles import Role
+    from runner.verify.rows import _key, row_keys
     from runner.verify.volatile import Canon
 
-    starts, kinds = (0, 8, 15), ("", "", "")
+    starts, kinds = (0, 8, 15), ((Role.PLAIN,),) * 3
     rows = ["web-1   1/1   Running  extra", "web-2   1/1", "web-3   0/1   Pending"] * 30  # enough to be read by column
     canon = Canon(())
     assert row_keys(rows, starts, canon, kinds) == [_key(cells(r, starts), canon, kinds) for r in rows]

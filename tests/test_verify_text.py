@@ -68,17 +68,17 @@ def test_lines_matching_under_the_rules_show_as_unchanged_in_the_diff():
 
 
 def test_ignore_accepts_anything():
-    assert compare_output(["x"], "y\n", mode="ignore") is None
+    assert compare_output(["x"], "y\n", expect="ignore") is None
 
 
 def test_unknown_mode_is_an_error():
     with pytest.raises(ParseError, match="'fuzzy'"):
-        compare_output(["x"], "x\n", mode="fuzzy")
+        compare_output(["x"], "x\n", expect="fuzzy")
 
 
 def test_exact_still_ignores_colours_and_line_endings():
-    assert compare_output(["ok 47s"], "\x1b[32mok 47s\x1b[0m\r\n", mode="exact") is None
-    assert compare_output(["ok 47s"], "ok 48s\n", mode="exact") is not None
+    assert compare_output(["ok 47s"], "\x1b[32mok 47s\x1b[0m\r\n", expect="exact") is None
+    assert compare_output(["ok 47s"], "ok 48s\n", expect="exact") is not None
 
 
 def test_a_mask_needs_a_match_on_both_sides():

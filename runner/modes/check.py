@@ -27,6 +27,7 @@ from ..secrets import Redactor, masked_as_shown
 from ..terminal.screen import color_wanted
 from ..verify.command import verify_command
 from ..verify.normalise import normalise
+from ..verify.roles import Pins
 from ..verify.values import VerifyOptions
 from .setup import (
     effective_timeout,
@@ -130,7 +131,7 @@ def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | No
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
               update: bool, show_diff: bool, timeout: float | None, no_init: bool,
               jobs: int = 1, shard: tuple[int, int] | None = None,
-              cluster: ClusterOptions | None = None, verbose: bool = False) -> int:
+              cluster: ClusterOptions | None = None, verbose: bool = False, json_path: str | None = None) -> int:
     """Check every workshop under `paths` (in `jobs` processes, or shard K of N); see the README for exit codes."""
     from ..files import check_writable
 
@@ -138,7 +139,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     if jobs > 1:
         # A cluster appearing while several files run may be any one's: only named ones are claimed.
         cluster = dataclasses.replace(cluster, unnamed=False)
-    for artefact in (junit, html):
+    for artefact in (junit, html, json_path):
         if artefact:
             check_writable(artefact)
     files = [file for file, _ in find_workshops(paths, scripts=False)]
@@ -183,12 +184,12 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         run = RunReport(tuple(reports), time.monotonic() - started)
         redact = Redactor(secrets)
         # Reports first: after SIGHUP nobody may be reading the terminal.
-        _write_artefacts(run, redact, junit=junit, html=html)
-        _echo(render_summary(run, redact, color=color_wanted(sys.stdout)), nl=False)
+        _write_artefacts(run, redact, junit=junit, html=html, json_path=json_path)
+        _echo(render_summary(run, redact, color=color_wanted(sys.stdout), verbose=verbose), nl=False)
         if jobs > 1 and layout.serialised():
             _echo(redact("\n  ".join(["not run at the same time (docs/ci.md):", *layout.serialised()])))
     if aborted:
-        written = ", ".join(a for a in (junit, html) if a)
+        written = ", ".join(a for a in (junit, html, json_path) if a)
         _echo(f"demorun: {aborted}" + (f"; reports written: {written}" if written else ""), err=True)
         return aborted.exit_code
 
@@ -242,7 +243,8 @@ def _verify_options(config: Config) -> VerifyOptions:
     return VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns)
 
 
-def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, html: str | None) -> None:
+def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, html: str | None,
+                     json_path: str | None = None) -> None:
     if junit:
         from ..report.junit import write_junit
 
@@ -251,6 +253,10 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
         from ..report.html import write_html
 
         write_html(run, html, redact)
+    if json_path:
+        from .listing import write_run_json
+
+        write_run_json(run, json_path, redact)
     from ..report.annotations import github_annotations, in_github_actions
 
     if in_github_actions():
@@ -287,5 +293,6 @@ def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> O
             return None
     elif result.verdict.passed:  # its status is fine (above), so only the output can have failed
         return None
+    m = step.modifiers
     return OutputEdit(step.end_line or step.loc.line, step.expected, masked_as_shown(outcome.output, redact),
-                      mode=step.modifiers.expect, masks=step.modifiers.masks)
+                      mode=m.expect, masks=m.masks, pins=Pins.of(m.literal, m.volatile))

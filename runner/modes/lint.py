@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from ..cluster.planned import undeclared_tools
+from ..config import load_config
 from ..discover import find_workshops
-from ..errors import ParseError
+from ..errors import ConfigError, ParseError
 from ..model import Finding, Kind, Plan, Severity, SourceLoc
 from ..parse.bash_syntax import check_syntax_located, on_path
 from ..parse.directives import KNOWN_NAMES
@@ -15,6 +16,8 @@ from ..parse.migration import (
 from ..parse.source import is_markdown, read_source, split_lines
 from ..parse.workshop import parse_workshop
 from ..streams import echo
+from ..verify.keys import pinnable_names
+from ..verify.kinds import RULES
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:
@@ -49,6 +52,44 @@ def _unknown_name_findings(plans: list[Plan]) -> list[Finding]:
                                     f"'@{name}' is no directive, macro or hook, and no command "
                                     f"{name!r} is on PATH{hint}; it is skipped"))
     return findings
+
+
+def _pin_findings(plans: list[Plan]) -> list[Finding]:
+    """`@literal` and `@volatile` names that no column or key of the command's `##` block carries (a typo, mostly)."""
+    findings = []
+    for plan in plans:
+        for step in plan.commands:
+            m = step.modifiers
+            if not (m.literal or m.volatile):
+                continue
+            first = step.text.split("\n", 1)[0]
+            if step.expected is None:
+                findings.append(Finding(step.loc, Severity.WARNING, "modifier-without-output",
+                                        f"@literal or @volatile applies to {first!r}, which has no '##' block to "
+                                        "check: did it mean the next command?"))
+                continue
+            known = pinnable_names(step.expected.lines)
+            kinds = RULES | {name.casefold() for name, _ in _config_masks(step.loc.file)}
+            for pin, names in (("literal", m.literal), ("volatile", m.volatile)):
+                for name in names:
+                    if name.casefold() in known or pin == "literal" and name.casefold() in kinds:
+                        continue
+                    findings.append(Finding(step.loc, Severity.WARNING, "unknown-pin",
+                                            f"'@{pin} {name}' names no column or key of the '##' block at "
+                                            f"{step.expected.loc}" + _columns_hint(known)))
+    return findings
+
+
+def _columns_hint(known: set[str]) -> str:
+    return f" (it has {', '.join(sorted(known)[:12])})" if known else ""
+
+
+def _config_masks(file: str) -> tuple[tuple[str, str], ...]:
+    """The project's named masks, which `@literal` may turn off; none when the configuration cannot be read."""
+    try:
+        return load_config(file).masks
+    except ConfigError:
+        return ()
 
 
 def _lines(file: str) -> list[str] | None:
@@ -108,6 +149,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
         findings.update(plan.findings)
     findings.update(_syntax_findings(plans))
     findings.update(_unknown_name_findings(plans))
+    findings.update(_pin_findings(plans))
     findings.update(_migration_findings(plans))
     findings.update(_undeclared_tool_findings(plans))
     return sorted(findings, key=lambda f: (f.loc, f.code, f.message)), len(targets)

@@ -1,13 +1,19 @@
-"""`demorun list`: every step of a workshop in order, as text or as the JSON of docs/plan-json.md."""
+"""`demorun list`: every step of a workshop in order, as text or as the JSON of docs/plan-json.md; a run as JSON."""
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Callable
 from dataclasses import asdict
 
 import click
 
+from ..files import write_atomic
 from ..model import Kind, Modifiers, Plan, SourceLoc, Step
 from ..parse.workshop import parse_workshop
+from ..report.summary import file_label, forgiven_values
+from ..results import RunReport, StepResult
+from ..secrets import redact_file
 
 JSON_VERSION = 1
 _DEFAULT = Modifiers()
@@ -55,6 +61,43 @@ def plan_to_json(plan: Plan) -> dict:
     }
 
 
+def result_to_json(result: StepResult, raw: StepResult, redact: Callable[[str], str]) -> dict:
+    """One command's verdict, in a run's JSON: `result` masked for secrets, `raw` as it ran."""
+    outcome, verdict = result.outcome, result.verdict
+    return {
+        "index": result.index,
+        **_loc(result.step.loc),
+        "status": verdict.status.value,
+        "message": verdict.message,
+        "details": list(verdict.details),
+        "exit_status": outcome.status if outcome is not None else None,
+        "duration": round(outcome.duration, 3) if outcome is not None else None,
+        "forgiven": [{"line": v.line, "start": v.start, "end": v.end, "rule": v.rule, "actual": v.actual,
+                      "expected": v.expected} for v in forgiven_values(raw, redact)],
+    }
+
+
+def run_to_json(report: RunReport, redact: Callable[[str], str]) -> dict:
+    """A run as `demorun check --json` writes it: each file's plan and each command's verdict (docs/plan-json.md)."""
+    files = []
+    for raw in report.files:
+        masked = redact_file(raw, redact)
+        files.append({
+            "file": raw.file,
+            "status": file_label(raw).lower(),
+            "duration": round(raw.duration, 3),
+            "error": masked.error,
+            "skipped_reason": masked.skipped_reason,
+            "plan": plan_to_json(masked.plan) if masked.plan is not None else None,
+            "results": [result_to_json(r, w, redact) for r, w in zip(masked.results, raw.results)],
+        })
+    return {"version": JSON_VERSION, "duration": round(report.duration, 3), "files": files}
+
+
+def write_run_json(report: RunReport, path: str, redact: Callable[[str], str]) -> None:
+    write_atomic(path, json.dumps(run_to_json(report, redact), indent=2, ensure_ascii=False) + "\n")
+
+
 def _seconds(value: float) -> str:
     return f"{value:g}s"
 
@@ -79,6 +122,8 @@ def describe_modifiers(m: Modifiers) -> list[str]:
         every = f" every {_seconds(m.retry_every)}" if m.retry_every != _DEFAULT.retry_every else ""
         words.append(f"@retry {_seconds(m.retry)}{every}")
     words += [f"@mask {mask}" for mask in m.masks]
+    words += [f"@{pin} {shlex.join(names)}" for pin, names in (("literal", m.literal), ("volatile", m.volatile))
+              if names]
     if m.optional:
         words.append("(unknown name: runs as a command, may be missing)")
     return words

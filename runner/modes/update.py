@@ -23,6 +23,7 @@ from ..model import Expectation
 from ..verify.compare import compare_output
 from ..verify.diff import Matcher
 from ..verify.normalise import normalise
+from ..verify.roles import NO_PINS, Pins
 from ..verify.text import ELLIPSIS, align
 from ..verify.volatile import canon_for
 
@@ -41,6 +42,7 @@ class OutputEdit:
     new_output: str
     mode: str = "auto"  # the command's @expect, so kept lines still match the way it is checked
     masks: tuple[str, ...] = ()  # the command's @mask regexes
+    pins: Pins = NO_PINS  # the command's @literal and @volatile names
 
 
 def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
@@ -66,7 +68,7 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
             continue
         first, last = edit.old.loc.line - 1, edit.old.end_line - 1
         _check_block(lines, edit.old)
-        if compare_output(edit.old.lines, edit.new_output, mode=edit.mode, masks=edit.masks) is None:
+        if compare_output(edit.old.lines, edit.new_output, expect=edit.mode, masks=edit.masks, pins=edit.pins) is None:
             continue
         indent = re.match(r"\s*", _body(lines[first])).group()
         ending = _ending(lines[first]) or eol
@@ -100,8 +102,8 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
     if len(old) != len(raw):
         return [(False, line) for line in new]
     # The same keys the verifier diffs, so the lines kept are those the check shows as matching.
-    aligned = align(old, new, canon_for(edit.masks, builtin=not exact), canon_for(edit.masks, loose=True),
-                    exact=exact)
+    aligned = align(old, new, canon_for(edit.masks, builtin=not exact, pins=edit.pins),
+                    canon_for(edit.masks, loose=True, pins=edit.pins), exact=exact)
     old_keys, new_keys = aligned.expected, aligned.actual
     dots = [not exact and line.strip() == ELLIPSIS for line in old]
     merged: list[tuple[bool, str]] = []
@@ -114,7 +116,7 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
         if not (kept_dots and all(dots[i1:i2])):
             merged.extend((False, line) for line in new[j1:j2])
     written = [_unblock(line) if kept else line for kept, line in merged]
-    if compare_output(written, "\n".join(new), mode=edit.mode, masks=edit.masks) is not None:
+    if compare_output(written, "\n".join(new), expect=edit.mode, masks=edit.masks, pins=edit.pins) is not None:
         return [(False, line) for line in new]
     return merged
 

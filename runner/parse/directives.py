@@ -29,7 +29,7 @@ FLAGS: dict[str, Change] = {
 }
 # An unknown `@name args` runs as the immediate command `name args`, warned about if missing.
 AS_COMMAND: Change = lambda m: replace(_immediate(m), optional=True)  # noqa: E731
-VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask"}
+VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask", "literal", "volatile"}
 SHELL_NAMES = {"$SHELL", "${SHELL}"}
 BUILTIN_HOOKS = {"show_browser": "BROWSER", "show_terminal": "TERMINAL", "show_slides": "SLIDES"}
 
@@ -119,6 +119,8 @@ def _modifier(name: str, args: str) -> Change:
             return lambda m: replace(m, retry=retry)
         every = parse_duration(parts[2])
         return lambda m: replace(m, retry=retry, retry_every=every)
+    if name in ("literal", "volatile"):
+        return _pin(name, args)
     if not value:
         raise ValueError("'@mask' needs a regular expression")
     try:
@@ -126,6 +128,34 @@ def _modifier(name: str, args: str) -> Change:
     except re.error as exc:
         raise ValueError(f"'@mask' {value!r} is not a regular expression: {exc}") from None
     return lambda m: replace(m, masks=(*m.masks, value))
+
+
+_PIN_NAME = re.compile(r"[^\s\"'`]+(?: [^\s\"'`]+)*")
+
+
+def _pin(name: str, args: str) -> Change:
+    """`@literal NAME...` or `@volatile NAME...`: names of columns or keys (quoted when they hold spaces).
+
+    A name pinned one way by a later directive is no longer pinned the other way.
+    """
+    names = tuple(_split(name, args))
+    if not names:
+        raise ValueError(f"'@{name}' names at least one column or key")
+    for pinned in names:
+        if not _PIN_NAME.fullmatch(pinned):
+            raise ValueError(f"'@{name}' name {pinned!r} is not a column title or a key")
+    folded = {n.casefold() for n in names}
+
+    def change(m: Modifiers) -> Modifiers:
+        if name == "literal":
+            return replace(m, literal=(*m.literal, *names), volatile=_unpinned(m.volatile, folded))
+        return replace(m, volatile=(*m.volatile, *names), literal=_unpinned(m.literal, folded))
+
+    return change
+
+
+def _unpinned(names: tuple[str, ...], folded: set[str]) -> tuple[str, ...]:
+    return tuple(n for n in names if n.casefold() not in folded)
 
 
 def interpret(name: str, args: str) -> tuple[Directive | None, str | None]:

@@ -15,8 +15,8 @@ from ..model import Kind, Step, Visibility
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
-from .plain import clip_line, clip_output, first_line, plain
-from .summary import file_label, file_status, format_duration
+from .plain import OUTPUT_BYTE_LIMIT, OUTPUT_LINE_LIMIT, clip_line, clip_output, first_line, plain
+from .summary import ForgivenValue, file_label, file_status, forgiven_values, format_duration
 
 Redact = Callable[[str], str]
 _COMMENT = re.compile(r"\s*<!--.*?-->\s*", re.S)
@@ -88,7 +88,31 @@ def _meta(result: StepResult) -> str:
     return " · ".join(parts)
 
 
-def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, Any]:
+def _marked(output: str, values: list[ForgivenValue]) -> list[list[tuple[str, ForgivenValue | None]]] | None:
+    """The output's lines cut into text and forgiven values, or None when it is clipped (no place to mark)."""
+    lines = output.split("\n")
+    if len(lines) > OUTPUT_LINE_LIMIT or len(output.encode("utf-8", "surrogatepass")) > OUTPUT_BYTE_LIMIT:
+        return None
+    by_line: dict[int, list[ForgivenValue]] = {}
+    for v in values:
+        if v.placed:
+            by_line.setdefault(v.line, []).append(v)
+    out = []
+    for number, line in enumerate(lines, 1):
+        pieces: list[tuple[str, ForgivenValue | None]] = []
+        at = 0
+        for v in sorted(by_line.get(number, ()), key=lambda v: v.start):
+            if v.start < at or v.end > len(line):
+                continue
+            pieces += [(line[at:v.start], None), (line[v.start:v.end], v)]
+            at = v.end
+        pieces.append((line[at:], None))
+        out.append(pieces)
+    return out
+
+
+def _command(step: Step, result: StepResult | None, anchor: str, raw: StepResult | None = None,
+             redact: Redact = str) -> dict[str, Any]:
     expected = step.expected
     view: dict[str, Any] = {
         "kind": "command",
@@ -106,6 +130,8 @@ def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, An
         "message": "",
         "details": [],
         "meta": "not run",
+        "marked": None,
+        "forgiven": [],
     }
     if result is not None:
         verdict = result.verdict
@@ -118,13 +144,18 @@ def _command(step: Step, result: StepResult | None, anchor: str) -> dict[str, An
         )
         if result.outcome is not None:
             view["output"] = clip_output(plain(result.outcome.output))
+            values = forgiven_values(raw, redact) if raw is not None else []
+            view["forgiven"] = values
+            view["marked"] = _marked(view["output"], values) if values else None
     return view
 
 
-def _blocks(fr: FileReport, original: FileReport, number: int, markdown: mistune.Markdown) -> list[dict]:
+def _blocks(fr: FileReport, original: FileReport, number: int, markdown: mistune.Markdown,
+            redact: Redact) -> list[dict]:
     """The file as it reads: prose and commentary in order, commands where they stand."""
     blocks: list[dict] = []
     by_index = {r.index: r for r in fr.results if r.index >= 0}
+    raw = {r.index: r for r in original.results if r.index >= 0}
     placed: set[int] = set()
     if fr.plan is not None and original.plan is not None:
         for index, (step, source) in enumerate(zip(fr.plan.steps, original.plan.steps)):
@@ -136,11 +167,11 @@ def _blocks(fr: FileReport, original: FileReport, number: int, markdown: mistune
                 blocks.append({"kind": step.kind.value, "text": plain(step.text), "skipped": skipped})
             elif step.kind is Kind.COMMAND or index in by_index:
                 result = by_index.get(index)
-                blocks.append(_command(step, result, f"f{number}-s{index}"))
+                blocks.append(_command(step, result, f"f{number}-s{index}", raw.get(index), redact))
                 placed.add(index)
-    for k, result in enumerate(fr.results):
+    for k, (result, unmasked) in enumerate(zip(fr.results, original.results)):
         if result.index not in placed:
-            blocks.append(_command(result.step, result, _anchor(number, k, result)))
+            blocks.append(_command(result.step, result, _anchor(number, k, result), unmasked, redact))
     return blocks
 
 
@@ -167,7 +198,7 @@ def render_html(report: RunReport, redact: Redact) -> str:
             "duration": format_duration(fr.duration),
             "skipped_reason": plain(fr.skipped_reason) if fr.skipped_reason else "",
             "error": plain(fr.error) if fr.error else "",
-            "blocks": _blocks(fr, original, number, markdown),
+            "blocks": _blocks(fr, original, number, markdown, redact),
         })
         for k, result in enumerate(fr.results):
             if result.verdict.status is Status.FAIL:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console
@@ -12,6 +13,7 @@ from rich.text import Text
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
+from ..verify.normalise import normalise
 from .plain import clip_line, first_line, plain
 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
@@ -111,6 +113,53 @@ def _failure(result: StepResult) -> list[Text]:
     return lines
 
 
+@dataclass(frozen=True)
+class ForgivenValue:
+    """A forgiven value as a report shows it: texts whose lines hold a secret are shown as ***."""
+
+    line: int
+    start: int
+    end: int
+    rule: str
+    actual: str
+    expected: str
+    placed: bool  # its line is shown as it was, so start and end mark it there
+
+
+def forgiven_values(result: StepResult, redact: Callable[[str], str]) -> list[ForgivenValue]:
+    """What the verdict forgave, with the texts a reader may see.
+
+    A value is cut out of a line, and a cut can hold part of a secret that
+    masking the cut alone would miss: a value whose line (or `##` block)
+    holds a secret shows as ***.
+    """
+    outcome, expected = result.outcome, result.step.expected
+    if not result.verdict.forgiven or outcome is None:
+        return []
+    lines = normalise(outcome.output)
+    block = "\n".join(expected.lines) if expected is not None else ""
+    block_clean = redact(block) == block
+    out = []
+    for f in result.verdict.forgiven:
+        line = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+        clean = redact(line) == line
+        out.append(ForgivenValue(f.line, f.start, f.end, f.rule, line[f.start:f.end] if clean else "***",
+                                 f.expected if block_clean else "***", clean))
+    return out
+
+
+def _forgiven(result: StepResult, redact: Callable[[str], str]) -> list[Text]:
+    head = Text()
+    head.append("FORGIVEN ", style=_STYLE[Status.SKIP])
+    head.append(str(result.step.loc), style="bold")
+    head.append("  " + plain(first_line(redact(result.step.text))))
+    lines = [head]
+    for v in forgiven_values(result, redact):
+        was = f" (was {plain(v.expected)})" if v.expected else ""
+        lines.append(Text(clip_line(f"    line {v.line}: {plain(v.actual)}{was}: {v.rule}")))
+    return lines
+
+
 def _error(fr: FileReport) -> list[Text]:
     head = Text()
     head.append("ERROR ", style=_STYLE[Status.FAIL])
@@ -146,8 +195,13 @@ def _table(report: RunReport) -> Table:
     return table
 
 
-def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bool) -> str:
-    """Every failure with its message and difference, a table of counts per file, and the totals."""
+def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bool, verbose: bool = False) -> str:
+    """Every failure with its message and difference, a table of counts per file, and the totals.
+
+    `verbose` first lists, command by command, the values that differed from
+    the `##` block but were forgiven, and the rule that forgave each.
+    """
+    raw = report
     report = redact_report(report, redact)
     buffer = io.StringIO()
     # Wide and soft-wrapped: diff lines and paths must reach CI logs unbroken.
@@ -157,6 +211,11 @@ def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bo
     for fr in report.files:
         if fr.error:
             for line in _error(fr):
+                console.print(line, soft_wrap=True)
+            console.print()
+    if verbose:
+        for result in (r for fr in raw.files for r in fr.results if r.verdict.forgiven):
+            for line in _forgiven(result, redact):
                 console.print(line, soft_wrap=True)
             console.print()
     failures = [r for fr in report.files for r in fr.results if r.verdict.status is Status.FAIL]

@@ -4,8 +4,9 @@ from __future__ import annotations
 from ..errors import DemorunError
 from ..model import Expectation, Step
 from ..results import Outcome, Status, Verdict
-from .compare import compare_output
+from .compare import judge_output
 from .normalise import normalise
+from .roles import Pins
 from .values import VerifyOptions
 
 TAIL = 10  # lines of output shown under a failed exit status
@@ -26,17 +27,19 @@ def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DE
     block = step.expected
     if block is None:
         return _PASS
+    modifiers = step.modifiers
     try:
-        mismatch = compare_output(block.lines, outcome.output, mode=step.modifiers.expect,
-                                  masks=step.modifiers.masks, options=options)
-    except DemorunError as exc:  # a bad @mask or mode: said at the command, a new error, not a patched one
+        judged = judge_output(block.lines, outcome.output, expect=modifiers.expect, masks=modifiers.masks,
+                              options=options, pins=Pins.of(modifiers.literal, modifiers.volatile))
+    except DemorunError as exc:  # a bad @mask or @expect: said at the command, a new error, not a patched one
         if exc.loc is not None:
             raise
         raise type(exc)(exc.message, step.loc) from None
+    mismatch = judged.mismatch
     if mismatch is None:
-        return _PASS
+        return Verdict(Status.PASS, forgiven=judged.forgiven) if judged.forgiven else _PASS
     return Verdict(Status.FAIL, f"{step.loc}: output differs from ## block at {_where(block)}: {mismatch.summary}",
-                   mismatch.details)
+                   mismatch.details, judged.forgiven)
 
 
 def _where(block: Expectation) -> str:

@@ -1,4 +1,4 @@
-"""compare_output: one `##` block against real output, in the mode `@expect` chose (docs/matching.md)."""
+"""compare_output: one `##` block against real output, in the comparison `@expect` chose (docs/matching.md)."""
 from __future__ import annotations
 
 import re
@@ -6,8 +6,11 @@ from collections.abc import Sequence
 
 from ..errors import ParseError
 from .data import compare_json, json_documents
+from .forgiven import MAX_FORGIVEN, Forgiveness
 from .normalise import normalise
-from .tables import Table, compare_table, retitled, same_shape, segments
+from .roles import NO_PINS, Pins
+from .rows import compare_table
+from .tables import Segment, Table, Text, retitled, same_shape, segments
 from .text import (
     compare_contains,
     compare_exact,
@@ -15,22 +18,37 @@ from .text import (
     compare_unordered,
     text_matches,
 )
-from .values import Mismatch, VerifyOptions
-from .volatile import VOLATILE_COLUMNS, Canon, canon_for
+from .values import Judgement, Mismatch, VerifyOptions
+from .volatile import Canon, canon_for
+from .wildcards import ELLIPSIS
 
-MODES = ("auto", "exact", "contains", "unordered", "ignore")
+EXPECT_KINDS = ("auto", "exact", "contains", "unordered", "ignore")  # what `@expect` may say
 _DEFAULT = VerifyOptions()
 
 # `kubectl rollout status` prints these while it waits, or not at all when the rollout was quick.
-_PROGRESS = re.compile(r" *Waiting for (?:deployment|daemon set|statefulset|partitioned roll out|\d+ pods to be ready)\b")
+_PROGRESS = re.compile(r" *Waiting for (?:deployment|daemon set|statefulset|partitioned roll out"
+                       r"|\d+ pods to be ready)\b")
 
 
-def compare_output(expected: Sequence[str], actual: str, *, mode: str = "auto", masks: Sequence[str] = (),
-                   options: VerifyOptions = _DEFAULT) -> Mismatch | None:
+def compare_output(expected: Sequence[str], actual: str, *, expect: str = "auto", masks: Sequence[str] = (),
+                   options: VerifyOptions = _DEFAULT, pins: Pins = NO_PINS) -> Mismatch | None:
     """None when `actual` matches the expected lines; else what differs."""
-    if mode not in MODES:
-        raise ParseError(f"unknown @expect mode {mode!r} (use one of {', '.join(MODES)})")
-    if mode == "ignore":
+    return _judge(expected, actual, expect, masks, options, pins, None)
+
+
+def judge_output(expected: Sequence[str], actual: str, *, expect: str = "auto", masks: Sequence[str] = (),
+                 options: VerifyOptions = _DEFAULT, pins: Pins = NO_PINS, limit: int = MAX_FORGIVEN) -> Judgement:
+    """What differs, as compare_output says, and the first `limit` values that differed but were forgiven."""
+    forgiven = Forgiveness(limit)
+    mismatch = _judge(expected, actual, expect, masks, options, pins, forgiven)
+    return Judgement(mismatch, tuple(forgiven.found))
+
+
+def _judge(expected: Sequence[str], actual: str, expect: str, masks: Sequence[str], options: VerifyOptions,
+           pins: Pins, forgiven: Forgiveness | None) -> Mismatch | None:
+    if expect not in EXPECT_KINDS:
+        raise ParseError(f"unknown @expect {expect!r} (use one of {', '.join(EXPECT_KINDS)})")
+    if expect == "ignore":
         return None
     joined = "\n".join(expected)
     exp_tabs = normalise(joined, tabs=True)
@@ -43,20 +61,23 @@ def compare_output(expected: Sequence[str], actual: str, *, mode: str = "auto", 
             return None
     else:
         exp, act = exp_tabs, act_tabs
+    names = tuple(name for name, _ in options.masks)
     all_masks = tuple(regex for _, regex in options.masks) + tuple(masks)
-    if mode == "exact":
+    if expect == "exact":
         return compare_exact(exp, act, canon_for(all_masks, builtin=False))
-    canon = canon_for(all_masks)
-    exp_canon = canon_for(all_masks, loose=True)
+    canon = canon_for(all_masks, pins=pins, mask_names=names)
+    exp_canon = canon_for(all_masks, loose=True, pins=pins, mask_names=names)
     tabbed = exp is not exp_tabs
-    exp, act = _without_progress(exp), _without_progress(act)
+    exp, _ = _without_progress(exp)
+    act, where = _without_progress(act)
     if tabbed:
-        exp_tabs, act_tabs = _without_progress(exp_tabs), _without_progress(act_tabs)
+        exp_tabs, _ = _without_progress(exp_tabs)
+        act_tabs, _ = _without_progress(act_tabs)
     else:
         exp_tabs, act_tabs = exp, act
-    if mode == "contains":
+    if expect == "contains":
         return compare_contains(exp, act, canon, exp_canon)
-    if mode == "unordered":
+    if expect == "unordered":
         return compare_unordered(exp, act, canon, exp_canon)
     docs = json_documents(exp), json_documents(act)
     if docs[0] is not None and docs[1] is not None:
@@ -65,46 +86,55 @@ def compare_output(expected: Sequence[str], actual: str, *, mode: str = "auto", 
         except RecursionError:
             pass  # nested too deep to walk: compared as text below
         else:
-            return None if found is None or text_matches(exp, act, canon, exp_canon) else found
-    return _compare_auto(exp_tabs, act_tabs, exp, act, canon, exp_canon,
-                         VOLATILE_COLUMNS | frozenset(options.volatile_columns))
+            if found is not None:
+                return found
+            if forgiven is not None:  # the same data: where the lines also pair up, their values were forgiven
+                compare_text(exp, act, canon, exp_canon, forgiven, where)
+            return None
+    columns = frozenset(options.volatile_columns)
+    return _compare_auto(exp_tabs, act_tabs, exp, act, canon, exp_canon, columns, forgiven, where)
 
 
 def _expanded(lines: list[str]) -> list[str]:
     return [line.expandtabs(8) if "\t" in line else line for line in lines]
 
 
-def _without_progress(lines: list[str]) -> list[str]:
+def _without_progress(lines: list[str]) -> tuple[list[str], list[int]]:
+    """The lines without rollout progress, and the index each kept line had."""
     if "Waiting for " not in "\n".join(lines):
-        return lines
-    return [line for line in lines if not _PROGRESS.match(line)]
+        return lines, []
+    kept = [i for i, line in enumerate(lines) if not _PROGRESS.match(line)]
+    return [lines[i] for i in kept], kept
 
 
 def _compare_auto(exp_tabs: list[str], act_tabs: list[str], exp: list[str], act: list[str], canon: Canon,
-                  exp_canon: Canon, volatile_columns: frozenset[str]) -> Mismatch | None:
+                  exp_canon: Canon, volatile_columns: frozenset[str], forgiven: Forgiveness | None,
+                  where: Sequence[int]) -> Mismatch | None:
     """Tables against tables and text against text; plain text matching as the fallback.
 
-    Text matching in order is stricter than table matching, so when it passes
-    (say a `...` line stands for a whole table) the output matches too.
+    Where the expected lines have a `...` line, it may stand for a whole table:
+    matching them as text in order is then enough.
     """
     exp_parts, act_parts = segments(exp_tabs), segments(act_tabs)
     if not any(isinstance(p, Table) for p in exp_parts + act_parts):
-        return compare_text(exp, act, canon, exp_canon)
+        return compare_text(exp, act, canon, exp_canon, forgiven, where)
     exp_parts = _read_alike(exp_parts, act_parts)
     if same_shape(exp_parts, act_parts):
+        lines = where or range(len(act))
         found = []
         for e, a in zip(exp_parts, act_parts):
-            if isinstance(e, Table):
-                found.append(compare_table(e, a, canon, volatile_columns, exp_canon))
-            else:
-                found.append(compare_text(e.lines, a.lines, canon, exp_canon))
-        found = [m for m in found if m is not None]
-        if not found:
+            if isinstance(e, Table) and isinstance(a, Table):
+                found.append(compare_table(e, a, canon, volatile_columns, exp_canon, forgiven, lines))
+            elif isinstance(e, Text) and isinstance(a, Text):
+                found.append(compare_text(e.lines, a.lines, canon, exp_canon, forgiven,
+                                          lines[a.first : a.first + len(a.lines)]))
+        failed = [m for m in found if m is not None]
+        if not failed:
             return None
-        if text_matches(exp, act, canon, exp_canon):
+        if any(line.strip() == ELLIPSIS for line in exp) and text_matches(exp, act, canon, exp_canon):
             return None
-        return Mismatch("; ".join(m.summary for m in found), tuple(d for m in found for d in m.details))
-    text = compare_text(exp, act, canon, exp_canon)
+        return Mismatch("; ".join(m.summary for m in failed), tuple(d for m in failed for d in m.details))
+    text = compare_text(exp, act, canon, exp_canon, forgiven, where)
     if text is None:
         return None
     exp_tables = [p.titles for p in exp_parts if isinstance(p, Table)]
@@ -114,11 +144,11 @@ def _compare_auto(exp_tabs: list[str], act_tabs: list[str], exp: list[str], act:
     return text
 
 
-def _read_alike(exp_parts: list, act_parts: list) -> list:
+def _read_alike(exp_parts: list[Segment], act_parts: list[Segment]) -> list[Segment]:
     """Expected tables read with the real output's column titles where a TAB says where they part."""
     if len(exp_parts) != len(act_parts):
         return exp_parts
-    out = []
+    out: list[Segment] = []
     for e, a in zip(exp_parts, act_parts):
         if isinstance(e, Table) and isinstance(a, Table) and e.titles != a.titles and "\t" in a.header + e.header:
             e = retitled(e, a.titles) or e

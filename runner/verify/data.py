@@ -66,9 +66,11 @@ def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, foun
             found.append(f"{here}: expected {len(e)} items, got {len(a)}")
         for i, (x, y) in enumerate(zip(e, a)):
             _walk(x, y, f"{path}[{i}]", None, canon, exp_canon, found)
-    elif isinstance(e, str) and isinstance(a, str):
+    elif isinstance(e, str) and isinstance(a, str) or _number(e) and _number(a) and key is not None:
+        # A number is read with its key too: `"restartCount": 3` is a measurement, `"replicas": 3` a setting.
         if _canonical(e, key, exp_canon) != _canonical(a, key, canon):
-            found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
+            found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, "
+                         f"got {json.dumps(a, ensure_ascii=False)}")
     elif type(e) is not type(a) or e != a:
         found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
 
@@ -85,8 +87,12 @@ def _short(path: str) -> str:
     return path if len(path) <= 120 else f"{path[:50]}…{path[-60:]}"
 
 
-def _canonical(value: str, key: str | None, canon: Canon) -> str:
-    """A string value read with its key in front, so `"timeout": "30s"` stays a setting."""
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _canonical(value: str | float, key: str | None, canon: Canon) -> str:
+    """A value read with its key in front, so `"timeout": "30s"` stays a setting."""
     text = json.dumps(value, ensure_ascii=False)
     if key is not None:
         text = f"{json.dumps(key, ensure_ascii=False)}: {text}"

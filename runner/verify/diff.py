@@ -23,11 +23,13 @@ class Matcher(SequenceMatcher):
 
     def __init__(self, a: Sequence[str], b: Sequence[str]):
         super().__init__(None, a, b, autojunk=False)
+        self._sides = a, b
         self._found: list[Opcode] | None = None
 
-    def get_opcodes(self) -> list[Opcode]:
+    def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]  # difflib's tags, as plain strings
         if self._found is None:
-            self._found = _merge(_opcodes(self.a, self.b, 0, len(self.a), 0, len(self.b)))
+            a, b = self._sides
+            self._found = _merge(_opcodes(a, b, 0, len(a), 0, len(b)))
         return self._found
 
 

@@ -1,7 +1,8 @@
-"""Text output: lines in order with `...` standing for lines or for text within a line; other modes."""
+"""Text output: lines in order with `...` standing for lines or for text within a line; the other comparisons."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,18 +10,16 @@ from difflib import SequenceMatcher
 
 from .diff import Matcher as LineMatcher
 from .diff import changed_pairs, unified
+from .forgiven import Forgiveness
+from .kinds import describe
 from .values import Mismatch
-from .volatile import Canon, describe
+from .volatile import Canon
+from .wildcards import ANY_LINES, ELLIPSIS, WILDCARD, Glob, Matcher, match_lines
 
-ELLIPSIS = "..."
 _PADDING = re.compile(r"(?<=\S) {2,}(?=\S)")
-_ANY_LINES = None  # matcher for a whole-line `...`
 MAX_NOTES = 10
 MAX_TOKENS = 300
-# `...` inside a line stands for any text, except between two digits: `1839...0871` is an abbreviated serial.
-WILDCARD = re.compile(r"(?<!\d)\.\.\.|\.\.\.(?!\d)")
-
-Matcher = str | re.Pattern[str] | None
+_MAPPED = 1_000_000  # patterned lines times output lines past which a failure's diff does not map them
 
 
 def keys(lines: Sequence[str], canon: Canon, *, padding: bool = True) -> list[str]:
@@ -30,45 +29,20 @@ def keys(lines: Sequence[str], canon: Canon, *, padding: bool = True) -> list[st
 
 
 def matchers(lines: Sequence[str], canon: Canon) -> list[Matcher]:
-    """How each expected line matches: a key to equal, a pattern for `...` inside, or any lines."""
-    out: list[Matcher] = list(keys(lines, canon))
+    """How each expected line matches: a key to equal, a glob for `...` inside, or any lines."""
+    literal = keys(lines, canon)
+    out: list[Matcher] = list(literal)
     for i, line in enumerate(lines):
         if line.strip() == ELLIPSIS:
-            out[i] = _ANY_LINES
+            out[i] = ANY_LINES
         elif ELLIPSIS in line and len(pieces := WILDCARD.split(line)) > 1:
-            pieces = keys(pieces, canon)
-            out[i] = re.compile(".*".join(map(re.escape, pieces)))
+            out[i] = Glob(tuple(keys(pieces, canon)), literal[i])
     return out
 
 
-def hits(m: Matcher, key: str) -> bool:
-    return m == key if isinstance(m, str) else m is not None and m.fullmatch(key) is not None
-
-
 def in_order(ms: Sequence[Matcher], ks: Sequence[str]) -> bool:
-    """Whether the keys match the matchers line by line, `...` taking zero or more lines.
-
-    Wildcard matching with backtracking to the last `...` only: each run between
-    two `...` is matched at its earliest place, which leaves the most for the rest.
-    """
-    i = j = 0
-    star = mark = -1
-    while j < len(ks):
-        if i < len(ms) and ms[i] is not _ANY_LINES and hits(ms[i], ks[j]):
-            i += 1
-            j += 1
-        elif i < len(ms) and ms[i] is _ANY_LINES:
-            star, mark = i, j
-            i += 1
-        elif star >= 0:
-            mark += 1
-            i, j = star + 1, mark
-        else:
-            return False
-    # Trailing blank lines were dropped from the output, so blank lines before a final `...` may go too.
-    while i < len(ms) and (ms[i] is _ANY_LINES or ms[i] == ""):
-        i += 1
-    return i == len(ms)
+    """Whether the keys match the matchers line by line, `...` taking zero or more lines."""
+    return match_lines(ms, ks) is not None
 
 
 def _indent(lines: Sequence[str], skip_dots: bool) -> int:
@@ -101,6 +75,7 @@ class Alignment:
     expected: list[str]
     actual: list[str]
     matches: bool  # the verdict of matching in order under these keys
+    pairs: tuple[tuple[int, int], ...] = ()  # when it matches: (expected, actual) index of each line matched
 
 
 def align(expected: Sequence[str], actual: Sequence[str], canon: Canon, exp_canon: Canon | None = None,
@@ -108,17 +83,24 @@ def align(expected: Sequence[str], actual: Sequence[str], canon: Canon, exp_cano
     """The keys that decide whether `actual` matches `expected` in order, and that diff them."""
     if exact:
         ek, ak = keys(expected, canon, padding=False), keys(actual, canon, padding=False)
-        return Alignment(ek, ak, ek == ak)
+        return Alignment(ek, ak, ek == ak, tuple(enumerate(range(len(ak)))) if ek == ak else ())
     exp_canon = exp_canon or canon
     ms, ks = matchers(expected, exp_canon), keys(actual, canon)
-    ok = in_order(ms, ks)
-    if not ok and (moved := shifted(expected, actual)) is not None:
+    pairs = match_lines(ms, ks)
+    if pairs is None and (moved := shifted(expected, actual)) is not None:
         ms, ks = matchers(moved[0], exp_canon), keys(moved[1], canon)
-        ok = in_order(ms, ks)
-    patterns = [(i, m) for i, m in enumerate(ms) if isinstance(m, re.Pattern)]
+        pairs = match_lines(ms, ks)
+    globs = [(i, m) for i, m in enumerate(ms) if isinstance(m, Glob)]
     exp_keys = [m if isinstance(m, str) else f"\x00{i}" for i, m in enumerate(ms)]
-    act_keys = [next((f"\x00{i}" for i, p in patterns if p.fullmatch(k)), k) for k in ks] if patterns else ks
-    return Alignment(exp_keys, act_keys, ok)
+    act_keys = ks
+    if globs and pairs is not None:
+        act_keys = list(ks)
+        for i, j in pairs:
+            if isinstance(ms[i], Glob):
+                act_keys[j] = exp_keys[i]
+    elif globs and len(globs) * len(ks) <= _MAPPED:
+        act_keys = [next((f"\x00{i}" for i, g in globs if g.fullmatch(k)), k) for k in ks]
+    return Alignment(exp_keys, act_keys, pairs is not None, tuple(pairs or ()))
 
 
 def text_mismatch(expected: Sequence[str], actual: Sequence[str], aligned: Alignment, canon: Canon,
@@ -136,11 +118,21 @@ def text_matches(expected: Sequence[str], actual: Sequence[str], canon: Canon, e
     return align(expected, actual, canon, exp_canon).matches
 
 
-def compare_text(expected: Sequence[str], actual: Sequence[str], canon: Canon,
-                 exp_canon: Canon | None = None) -> Mismatch | None:
+def compare_text(expected: Sequence[str], actual: Sequence[str], canon: Canon, exp_canon: Canon | None = None,
+                 forgiven: Forgiveness | None = None, where: Sequence[int] = ()) -> Mismatch | None:
+    """None when the lines match in order; else a diff. `forgiven` collects what matched only by the rules.
+
+    `where` gives the output line number of each actual line (their indices when empty).
+    """
     exp_canon = exp_canon or canon
     aligned = align(expected, actual, canon, exp_canon)
-    return None if aligned.matches else text_mismatch(expected, actual, aligned, canon, exp_canon)
+    if not aligned.matches:
+        return text_mismatch(expected, actual, aligned, canon, exp_canon)
+    if forgiven is not None:
+        for i, j in aligned.pairs:
+            if expected[i] != actual[j]:
+                forgiven.line(expected[i], actual[j], where[j] if where else j, canon, exp_canon)
+    return None
 
 
 _TOKEN = re.compile(r"\S+")
@@ -190,16 +182,25 @@ def compare_contains(expected: Sequence[str], actual: Sequence[str], canon: Cano
     """Every expected line appears, in order, among the actual ones."""
     ms = matchers(expected, exp_canon or canon)
     ks = keys(actual, canon)
+    where: dict[str, list[int]] = {}
+    for at, key in enumerate(ks):
+        where.setdefault(key, []).append(at)
     j = 0
-    lost = []
+    lost: list[str] = []
     for line, m in zip(expected, ms):
-        if m is _ANY_LINES:
+        found: int | None
+        if m is ANY_LINES:
             continue
-        k = next((k for k in range(j, len(ks)) if hits(m, ks[k])), None)
-        if k is None:
+        if isinstance(m, str):  # the next place of an exact line is looked up, so lost lines cost no scan
+            places = where.get(m, [])
+            at = bisect_left(places, j)
+            found = places[at] if at < len(places) else None
+        else:
+            found = next((k for k in range(j, len(ks)) if m.fullmatch(ks[k])), None)
+        if found is None:
             lost.append(f"not found in order: {line}")
         else:
-            j = k + 1
+            j = found + 1
     return Mismatch(_count(len(lost), "expected line", "not found"), tuple(lost)) if lost else None
 
 
@@ -210,14 +211,14 @@ def compare_unordered(expected: Sequence[str], actual: Sequence[str], canon: Can
     ks = keys(actual, canon)
     left = Counter(ks)
     missing: list[str] = []
-    patterned: list[tuple[str, re.Pattern[str]]] = []
+    patterned: list[tuple[str, Glob]] = []
     for line, m in zip(expected, ms):
         if isinstance(m, str):
             if left[m] > 0:
                 left[m] -= 1
             else:
                 missing.append(line)
-        elif m is not _ANY_LINES:
+        elif m is not ANY_LINES:
             patterned.append((line, m))
     for line, pattern in patterned:
         hit = next((k for k, n in left.items() if n > 0 and pattern.fullmatch(k)), None)
@@ -225,7 +226,7 @@ def compare_unordered(expected: Sequence[str], actual: Sequence[str], canon: Can
             missing.append(line)
         else:
             left[hit] -= 1
-    extra_allowed = any(m is _ANY_LINES for m in ms)
+    extra_allowed = any(m is ANY_LINES for m in ms)
     unexpected = [] if extra_allowed else [a for a, k in zip(actual, ks) if _take(left, k)]
     if not missing and not unexpected:
         return None

@@ -1,7 +1,9 @@
-"""What the verifier's parts hand each other and its callers: options and mismatches."""
+"""What the verifier's parts hand each other and its callers: options, mismatches and judgements."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ..results import Forgiven
 
 
 @dataclass(frozen=True)
@@ -18,3 +20,11 @@ class Mismatch:
 
     summary: str
     details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What differs (None: nothing that matters), and what differed but was forgiven."""
+
+    mismatch: Mismatch | None
+    forgiven: tuple[Forgiven, ...] = ()
