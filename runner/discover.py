@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import heapq
 import os
-import re
 from collections.abc import Sequence
 
 from .errors import ParseError
+from .parse.markdown import has_runnable_fence
 
-_RUNNABLE_FENCE = re.compile(rb"^(```|~~~)[`~]*[ \t]*(bash|sh|shell)([ \t].*)?\r?$", re.M | re.I)
 _SKIPPED_DIRS = {"node_modules", "__pycache__", "venv"}  # and every hidden folder
 
 
@@ -50,7 +49,7 @@ def is_workshop(path: str, scripts: bool) -> bool:
         return False
     try:
         with open(path, "rb") as f:
-            return bool(_RUNNABLE_FENCE.search(f.read()))
+            return has_runnable_fence(f.read())
     except OSError:
         return True  # unreadable: let the parser say why
 

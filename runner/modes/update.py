@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..errors import DemorunError, ParseError, WorkshopChanged
 from ..files import rewrite
 from ..model import Expectation
+from ..parse.markdown import fence_info
 from ..verify.compare import compare_output
 from ..verify.diff import Matcher
 from ..verify.normalise import normalise
@@ -28,7 +29,6 @@ from ..verify.text import ELLIPSIS, align
 from ..verify.volatile import canon_for
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
-_FENCE = re.compile(r"( *)(```|~~~)")
 _BLOCK_LINE = re.compile(r"\s*##")
 _BOM = "\ufeff"
 
@@ -158,9 +158,9 @@ def _dominant_eol(lines: Sequence[str]) -> str:
 def _fence_indent(lines: Sequence[str], index: int) -> str:
     """The indentation of the fence a command sits in, for the `##` lines added under it."""
     for i in range(index, -1, -1):
-        m = _FENCE.match(lines[i])
-        if m:
-            return m.group(1)
+        info = fence_info(lines[i])
+        if info is not None:
+            return info[0]
     return ""
 
 

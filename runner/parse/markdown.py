@@ -79,11 +79,24 @@ def is_runnable_fence(line: str) -> bool:
     return bool(words) and words[0].lower() in _RUNNABLE
 
 
+def has_runnable_fence(data: bytes) -> bool:
+    """Whether Markdown, as bytes, has a line `is_runnable_fence` accepts (for finding workshops
+    in a folder): only the lines that start like a fence are decoded and judged."""
+    data = b"\n" + data.removeprefix(b"\xef\xbb\xbf")
+    for opener in (b"\n```", b"\n~~~"):
+        at = data.find(opener)
+        while at >= 0:
+            end = data.find(b"\n", at + 1)
+            if is_runnable_fence(data[at + 1:end if end >= 0 else len(data)].decode("utf-8", "replace")):
+                return True
+            at = data.find(opener, at + 1)
+    return False
+
+
 def closes_fence(line: str, char: str, length: int) -> bool:
     """Whether `line` closes a fence opened with `length` times `char`."""
-    m = _FENCE.match(line)
-    return bool(m) and len(m.group(1)) <= 3 and m.group(2)[0] == char \
-        and len(m.group(2)) >= length and not m.group(3).strip()
+    info = fence_info(line)
+    return info is not None and len(info[0]) <= 3 and info[1] >= length and info[2] == char
 
 
 class _Scanner:

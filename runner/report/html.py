@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from html import unescape
 from typing import Any
 
 import jinja2
@@ -12,6 +13,7 @@ from mistune.renderers.html import HTMLRenderer
 
 from ..files import write_atomic
 from ..model import Kind, Step, Visibility
+from ..parse.commonmark import reader
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
@@ -41,7 +43,8 @@ class _ProseRenderer(HTMLRenderer):
         self._redact = redact
 
     def text(self, text: str) -> str:
-        return super().text(self._redact(text))
+        # Entities are text (`AT&amp;T` reads AT&T), as in the terminal; escaped again on the way out.
+        return super().text(self._redact(unescape(text)))
 
     def codespan(self, text: str) -> str:
         return super().codespan(self._redact(text))
@@ -66,7 +69,7 @@ class _ProseRenderer(HTMLRenderer):
 
 
 def _markdown(redact: Redact) -> mistune.Markdown:
-    return mistune.create_markdown(renderer=_ProseRenderer(redact), plugins=["table", "strikethrough", "url"])
+    return reader(_ProseRenderer(redact))
 
 
 _DIFF_CLASS = {"header": "hunk", "hunk": "hunk", "added": "add", "removed": "del", "": ""}

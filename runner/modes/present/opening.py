@@ -6,7 +6,6 @@ nor the engine, and both start.py and live.py can use it.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 
 from ...model import Kind, Plan, Step, Visibility
@@ -61,6 +60,8 @@ def terminal_size() -> os.terminal_size:
     try:
         return os.get_terminal_size(sys.stdout.fileno())
     except (OSError, ValueError):
+        import shutil  # here, not above: with bz2 and lzma it costs the first screen about 2 ms
+
         return shutil.get_terminal_size((80, 24))
 
 
