@@ -3,7 +3,9 @@
 The run uses stand-ins, not the real tools: scripts from tests/fixtures/parse/standins
 installed as `kubectl`, `k3d`, `helm`... in a temporary bin folder first on PATH, which
 log their arguments and succeed. So nothing reaches a cluster or the network, and
-what is checked is that demorun reads and runs every file to its end.
+what is checked is that demorun reads and runs every file to its end. The files run in a
+copy of the corpus: a workshop writes into its own folder (certificates, manifests), and
+the corpus is only ever read.
 """
 from __future__ import annotations
 
@@ -55,14 +57,19 @@ def _run(file: str, bin_folder: Path, home: Path) -> str | None:
 @pytest.mark.slow
 @pytest.mark.skipif(not FILES, reason=f"corpus not found at {CORPUS}")
 def test_every_corpus_file_runs_to_its_end_with_stand_in_tools(standins, tmp_path):
-    homes = [tmp_path / f"home{i}" for i in range(len(FILES))]
+    copy = tmp_path / "corpus"
+    shutil.copytree(CORPUS, copy)
+    for path in [copy, *copy.rglob("*")]:  # the corpus is read-only; its copy is the workshops' to write in
+        path.chmod(path.stat().st_mode | 0o200)
+    files = [str(copy / os.path.relpath(f, CORPUS)) for f in FILES]
+    homes = [tmp_path / f"home{i}" for i in range(len(files))]
     for home in homes:
         home.mkdir()
     # Most of the time goes to loops waiting for a cluster that stand-ins never start.
     with ThreadPoolExecutor(max_workers=4) as pool:
-        problems = [p for p in pool.map(_run, FILES, [standins] * len(FILES), homes) if p]
+        problems = [p for p in pool.map(_run, files, [standins] * len(files), homes) if p]
     assert not problems, "\n\n".join(problems)
-    assert sum((home / "calls.log").exists() for home in homes) > len(FILES) // 2  # the stand-ins ran
+    assert sum((home / "calls.log").exists() for home in homes) > len(files) // 2  # the stand-ins ran
 
 
 def test_lint_reports_what_demosh_read_differently_where_it_occurs(corpus):
