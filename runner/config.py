@@ -2,23 +2,23 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import ConfigError
 
 KEYS = ("timeout", "masks", "volatile-columns", "env", "secrets")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """What a project may set for every workshop below it."""
 
     source: str | None = None  # the file it came from, for messages
     timeout: float | None = None  # default per-command timeout, seconds
     masks: tuple[tuple[str, str], ...] = ()  # (name, regex) treated as volatile
     volatile_columns: tuple[str, ...] = ()  # table columns that accept any value of the same shape
-    env: dict[str, str] = field(default_factory=dict)  # variables set in every session
+    env: Mapping[str, str] = {}  # noqa: B006 (read only: runs copy it)  variables set in every session
     secrets: tuple[str, ...] = ()  # more variable names whose values are masked in artefacts
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+
 from .errors import Aborted, DemorunError
 from .streams import echo, tolerate_closed_readers
 

@@ -3,14 +3,13 @@
 What running them produces (outcomes, verdicts, reports) is in runner.results."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 DEFAULT_TIMEOUT = 600.0  # seconds a command may take when nothing else is said (docs/format.md)
 
 
-@dataclass(frozen=True, order=True)
-class SourceLoc:
+class SourceLoc(NamedTuple):
     """Where something came from; every step, finding and error carries one."""
 
     file: str
@@ -46,8 +45,7 @@ class Severity(str, Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """A problem the parser or linter noticed, pointing at file:line."""
 
     loc: SourceLoc
@@ -59,8 +57,7 @@ class Finding:
         return f"{self.loc}: {self.severity.value}: {self.message} [{self.code}]"
 
 
-@dataclass(frozen=True)
-class Expectation:
+class Expectation(NamedTuple):
     """The `##` lines under a command: what the author saw when they ran it."""
 
     lines: tuple[str, ...]
@@ -78,8 +75,7 @@ class Expect(str, Enum):
     IGNORE = "ignore"
 
 
-@dataclass(frozen=True)
-class Modifiers:
+class Modifiers(NamedTuple):
     """Per-command directives (docs/format.md), defaults meaning 'none given'."""
 
     wait_before: bool = True  # @nowaitbefore / @immed clear it
@@ -103,8 +99,7 @@ class Modifiers:
 NO_MODIFIERS = Modifiers()  # shared by every step no directive touched
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One unit shown, typed, run or checked, with where it came from."""
 
     kind: Kind
@@ -121,15 +116,13 @@ class Step:
     nested: tuple[int, ...] = ()  # the @$SHELL calls it runs inside, outermost first (Plan.shells)
 
 
-@dataclass(frozen=True)
-class NestedShell:
+class NestedShell(NamedTuple):
     """One `@$SHELL FILE` call: FILE runs in a bash of its own, started inside the caller's."""
 
     file: str
     loc: SourceLoc  # the call site
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
     """A tool named by @requires that must be on PATH (or, `called`, one a command calls: --requires-auto)."""
 
     tool: str
@@ -137,8 +130,7 @@ class Requirement:
     called: bool = False
 
 
-@dataclass(frozen=True)
-class Need:
+class Need(NamedTuple):
     """A setup workshop named by @needs: it runs first, once, and what it creates is shared."""
 
     file: str  # as written, relative to the folder of the file that says it
@@ -151,8 +143,7 @@ class Need:
         return os.path.normpath(os.path.join(os.path.dirname(self.loc.file), self.file))
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     """A parsed workshop: its steps in order, requirements and findings."""
 
     file: str

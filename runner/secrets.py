@@ -237,9 +237,8 @@ class SecretTracker:
 def _redact_step(step: Step, redact: Callable[[str], str]) -> Step:
     expected = step.expected
     if expected is not None:
-        expected = dataclasses.replace(expected, lines=tuple(map(redact, expected.lines)))
-    return dataclasses.replace(
-        step,
+        expected = expected._replace(lines=tuple(map(redact, expected.lines)))
+    return step._replace(
         text=redact(step.text),
         section=None if step.section is None else redact(step.section),
         expected=expected,
@@ -262,10 +261,9 @@ def redact_result(result: StepResult, redact: Callable[[str], str]) -> StepResul
 
 
 def _redact_plan(plan: Plan, redact: Callable[[str], str]) -> Plan:
-    return dataclasses.replace(
-        plan,
+    return plan._replace(
         steps=tuple(_redact_step(s, redact) for s in plan.steps),
-        findings=tuple(dataclasses.replace(f, message=redact(f.message)) for f in plan.findings),
+        findings=tuple(f._replace(message=redact(f.message)) for f in plan.findings),
     )
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DemorunError
@@ -19,15 +18,22 @@ from .model import Step
 BEFORE_HEADINGS = "(before the first heading)"
 
 
-@dataclass
 class SectionTime:
     """One section's share of the show; a section visited twice (`g` back) adds up."""
 
-    title: str
-    line: int  # where the walk first met it
-    total: float = 0.0
-    commands: float = 0.0
-    count: int = 0  # commands run
+    __slots__ = ("title", "line", "total", "commands", "count")
+
+    def __init__(self, title: str, line: int):
+        self.title = title
+        self.line = line  # where the walk first met it
+        self.total = 0.0
+        self.commands = 0.0
+        self.count = 0  # commands run
+
+    def copy(self) -> SectionTime:
+        copied = SectionTime(self.title, self.line)
+        copied.total, copied.commands, copied.count = self.total, self.commands, self.count
+        return copied
 
     @property
     def waiting(self) -> float:
@@ -69,7 +75,7 @@ class Timings:
         """The section now under way, its time counted up to now."""
         if self._current is None:
             return None
-        live = SectionTime(**vars(self._current))
+        live = self._current.copy()
         live.total += self._clock() - self._since
         return live
 

@@ -3,7 +3,6 @@ input (run and check) against commands sent one at a time: every workshop of dem
 tests/fixtures must come out the same, command by command."""
 from __future__ import annotations
 
-import dataclasses
 import re
 import shutil
 from collections import deque
@@ -41,10 +40,10 @@ def _quick(plan: Plan) -> Plan:
         m = step.modifiers
         if m is NO_MODIFIERS:  # the session's default limit is LIMIT already
             return step
-        return dataclasses.replace(step, modifiers=dataclasses.replace(
-            m, retry=None, timeout=min(m.timeout or LIMIT, LIMIT),
+        return step._replace(modifiers=m._replace(
+            retry=None, timeout=min(m.timeout or LIMIT, LIMIT),
             stop_after=None if m.stop_after is None else min(m.stop_after, LIMIT / 2)))
-    return dataclasses.replace(plan, steps=tuple(quick(s) for s in plan.steps))
+    return plan._replace(steps=tuple(quick(s) for s in plan.steps))
 
 
 def outcomes(path: Path, folder: Path, read_ahead: bool = False, queued: list[str] | None = None) -> list[tuple]:

@@ -10,7 +10,6 @@ so the scheduler can treat the file conservatively.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import re
@@ -244,4 +243,4 @@ def undeclared_tools(plan: Plan) -> tuple[Requirement, ...]:
 def with_called_tools(plan: Plan) -> Plan:
     """The plan as if it said @requires for the cluster tools its commands call (--requires-auto)."""
     called = undeclared_tools(plan)
-    return dataclasses.replace(plan, requires=plan.requires + called) if called else plan
+    return plan._replace(requires=plan.requires + called) if called else plan

@@ -68,7 +68,7 @@ class Engine:
         # When to read secret values is decided once per plan, not per command.
         self.secrets = SecretTracker(plan.steps, policy.secret_names)
         self._judged: dict[int, Step] = {} if policy.check_output else {
-            i: dataclasses.replace(s, expected=None) for i, s in enumerate(plan.steps)
+            i: s._replace(expected=None) for i, s in enumerate(plan.steps)
             if s.kind is Kind.COMMAND and s.expected is not None}
         # Most commands have no directive: their limits are the run's, resolved once.
         self._default_limits = timeouts.resolve(NO_MODIFIERS, policy.default_timeout)

@@ -286,7 +286,7 @@ def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> O
     step, outcome = result.step, result.outcome
     if outcome is None or step.modifiers.expect == "ignore" or (outcome.timed_out and not outcome.stopped):
         return None
-    if not verify_command(dataclasses.replace(step, expected=None), outcome, options=options).passed:
+    if not verify_command(step._replace(expected=None), outcome, options=options).passed:
         return None
     if step.expected is None:
         if not normalise(outcome.output):

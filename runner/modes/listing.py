@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
-from dataclasses import asdict
 
 import click
 
@@ -25,7 +24,7 @@ def _loc(loc: SourceLoc) -> dict:
 
 def step_to_json(step: Step, index: int) -> dict:
     """One step as a JSON object (docs/plan-json.md)."""
-    modifiers = asdict(step.modifiers)
+    modifiers = step.modifiers._asdict()
     modifiers["masks"] = list(step.modifiers.masks)
     expected = None
     if step.expected is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from ..model import Expect, Kind, Modifiers, Visibility
 from .durations import parse_duration
@@ -14,28 +14,27 @@ Change = Callable[[Modifiers], Modifiers]
 
 
 def _immediate(m: Modifiers) -> Modifiers:
-    return replace(m, immediate=True, show=False, wait_before=False)
+    return m._replace(immediate=True, show=False, wait_before=False)
 
 
 MODES = {"SHOW": Visibility.SHOW, "HIDE": Visibility.HIDE, "SKIP": Visibility.SKIP}
 FLAGS: dict[str, Change] = {
-    "waitafter": lambda m: replace(m, wait_after=True),
-    "nowaitbefore": lambda m: replace(m, wait_before=False),
-    "noshow": lambda m: replace(m, show=False),
-    "notypeout": lambda m: replace(m, typeout=False),
+    "waitafter": lambda m: m._replace(wait_after=True),
+    "nowaitbefore": lambda m: m._replace(wait_before=False),
+    "noshow": lambda m: m._replace(show=False),
+    "notypeout": lambda m: m._replace(typeout=False),
     "immed": _immediate,
     "immediate": _immediate,
-    "ends-shell": lambda m: replace(m, ends_shell=True),
+    "ends-shell": lambda m: m._replace(ends_shell=True),
 }
 # An unknown `@name args` runs as the immediate command `name args`, warned about if missing.
-AS_COMMAND: Change = lambda m: replace(_immediate(m), optional=True)  # noqa: E731
+AS_COMMAND: Change = lambda m: _immediate(m)._replace(optional=True)  # noqa: E731
 VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask", "literal", "volatile"}
 SHELL_NAMES = {"$SHELL", "${SHELL}"}
 BUILTIN_HOOKS = {"show_browser": "BROWSER", "show_terminal": "TERMINAL", "show_slides": "SLIDES"}
 
 
-@dataclass(frozen=True)
-class BuiltinMacro:
+class BuiltinMacro(NamedTuple):
     """A macro of the old tool's: its steps (a kind, and a hook's name for HOOK steps) and guards."""
 
     steps: tuple[tuple[Kind, str | None], ...]
@@ -61,8 +60,7 @@ _NAME = re.compile(r"[A-Za-z_][\w-]*$")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(frozen=True)
-class Directive:
+class Directive(NamedTuple):
     """One directive, understood: `kind` says what to do, the other fields how."""
 
     kind: str  # mode wait clear print note modifier import shell macro end ifhook endif hook requires needs call
@@ -96,29 +94,29 @@ def _modifier(name: str, args: str) -> Change:
         except ValueError:
             raise ValueError(f"'@expect' takes one of {', '.join(e.value for e in Expect)}; "
                              f"got {value!r}") from None
-        return lambda m: replace(m, expect=mode)
+        return lambda m: m._replace(expect=mode)
     if name == "exit":
         if value == "any":
-            return lambda m: replace(m, exit=None)
+            return lambda m: m._replace(exit=None)
         if not re.fullmatch(r"\d{1,3}", value) or int(value) > 255:
             raise ValueError(f"'@exit' takes a status 0-255 or 'any', got {value!r}")
         status = int(value)
-        return lambda m: replace(m, exit=status)
+        return lambda m: m._replace(exit=status)
     if name == "timeout":
         timeout = parse_duration(value)
-        return lambda m: replace(m, timeout=timeout)
+        return lambda m: m._replace(timeout=timeout)
     if name == "stop-after":
         stop_after = parse_duration(value)
-        return lambda m: replace(m, stop_after=stop_after)
+        return lambda m: m._replace(stop_after=stop_after)
     if name == "retry":
         parts = value.split()
         if len(parts) not in (1, 3) or (len(parts) == 3 and parts[1] != "every"):
             raise ValueError(f"'@retry' takes D or 'D every D2', got {value!r}")
         retry = parse_duration(parts[0])
         if len(parts) == 1:
-            return lambda m: replace(m, retry=retry)
+            return lambda m: m._replace(retry=retry)
         every = parse_duration(parts[2])
-        return lambda m: replace(m, retry=retry, retry_every=every)
+        return lambda m: m._replace(retry=retry, retry_every=every)
     if name in ("literal", "volatile"):
         return _pin(name, args)
     if not value:
@@ -127,7 +125,7 @@ def _modifier(name: str, args: str) -> Change:
         re.compile(value)
     except re.error as exc:
         raise ValueError(f"'@mask' {value!r} is not a regular expression: {exc}") from None
-    return lambda m: replace(m, masks=(*m.masks, value))
+    return lambda m: m._replace(masks=(*m.masks, value))
 
 
 _PIN_NAME = re.compile(r"[^\s\"'`]+(?: [^\s\"'`]+)*")
@@ -148,8 +146,8 @@ def _pin(name: str, args: str) -> Change:
 
     def change(m: Modifiers) -> Modifiers:
         if name == "literal":
-            return replace(m, literal=(*m.literal, *names), volatile=_unpinned(m.volatile, folded))
-        return replace(m, volatile=(*m.volatile, *names), literal=_unpinned(m.literal, folded))
+            return m._replace(literal=(*m.literal, *names), volatile=_unpinned(m.volatile, folded))
+        return m._replace(volatile=(*m.volatile, *names), literal=_unpinned(m.literal, folded))
 
     return change
 

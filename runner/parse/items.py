@@ -1,13 +1,12 @@
 """What the Markdown and shell readers hand the plan builder: one file's pieces, with lines."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model import Expectation
 
 
-@dataclass(frozen=True)
-class ProseItem:
+class ProseItem(NamedTuple):
     """Markdown outside runnable fences; `heading` is set when the chunk opens with one."""
 
     text: str
@@ -16,8 +15,7 @@ class ProseItem:
     heading: str | None = None
 
 
-@dataclass(frozen=True)
-class CommentItem:
+class CommentItem(NamedTuple):
     """Consecutive `#` commentary lines of a script or fence, without the `# `."""
 
     text: str
@@ -25,8 +23,7 @@ class CommentItem:
     end_line: int
 
 
-@dataclass(frozen=True)
-class OutputItem:
+class OutputItem(NamedTuple):
     """`##` lines that no command owns: shown, never checked."""
 
     lines: tuple[str, ...]
@@ -34,8 +31,7 @@ class OutputItem:
     end_line: int
 
 
-@dataclass(frozen=True)
-class CommandItem:
+class CommandItem(NamedTuple):
     """One complete command as bash reads it, with the `##` block right under it."""
 
     text: str
@@ -45,8 +41,7 @@ class CommandItem:
     complete: bool = True  # False when the fence or file ended inside it
 
 
-@dataclass(frozen=True)
-class DirectiveItem:
+class DirectiveItem(NamedTuple):
     """`<!-- @name args -->` or `#@name args`; `args` is the rest of the text, as written."""
 
     name: str
@@ -55,8 +50,7 @@ class DirectiveItem:
     end_line: int
 
 
-@dataclass(frozen=True)
-class BlockItem:
+class BlockItem(NamedTuple):
     """A `@macro name` ... `@end` or `@ifhook name` ... `@endif` block, body already read."""
 
     kind: str  # "macro" or "ifhook"

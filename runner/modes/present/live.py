@@ -5,7 +5,6 @@ brings the shell, the engine and the checker, which that opening does not wait f
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import random
 import re
@@ -495,10 +494,10 @@ def live_step(step: Step) -> Step:
     """
     modifiers = step.modifiers
     if modifiers.stop_after is not None:
-        modifiers = dataclasses.replace(modifiers, stop_after=None, exit=None)
+        modifiers = modifiers._replace(stop_after=None, exit=None)
     elif step.expected is not None and modifiers.exit == 0:
-        modifiers = dataclasses.replace(modifiers, exit=None)
-    return step if modifiers is step.modifiers else dataclasses.replace(step, modifiers=modifiers)
+        modifiers = modifiers._replace(exit=None)
+    return step if modifiers is step.modifiers else step._replace(modifiers=modifiers)
 
 
 def drift_mark(result: StepResult) -> str:
