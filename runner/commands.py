@@ -8,8 +8,6 @@ before its first screen load only theirs (tests/test_launch.py).
 """
 from __future__ import annotations
 
-import dataclasses
-
 from .arguments import tools
 from .cluster.guard import ClusterOptions
 from .exits import call
@@ -50,8 +48,7 @@ def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | No
     """
     from .modes.check import run_check
 
-    cluster = dataclasses.replace(_cluster(requires, kubeconfig, no_isolate, keep_clusters),
-                                  auto_requires=requires_auto)
+    cluster = _cluster(requires, kubeconfig, no_isolate, keep_clusters)._replace(auto_requires=requires_auto)
     call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html, update=update,
          show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard, verbose=verbose,
          cluster=cluster, json_path=json_path)

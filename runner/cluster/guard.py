@@ -9,11 +9,10 @@ import os
 import signal
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Aborted
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:  # imported when a run isolates or cleans up (cleanup brings the engine), not by every start
     from ..engine.listener import Listener
     from ..model import Plan
@@ -21,8 +20,7 @@ if TYPE_CHECKING:  # imported when a run isolates or cleans up (cleanup brings t
     from .kubeconfig import IsolatedKubeconfig
 
 
-@dataclass(frozen=True)
-class ClusterOptions:
+class ClusterOptions(NamedTuple):
     """The command line's say on clusters; defaults are those of `run` and `check`."""
 
     requires: tuple[str, ...] = ()  # --requires: tools needed beyond the file's @requires

@@ -138,7 +138,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     cluster = cluster or ClusterOptions()
     if jobs > 1:
         # A cluster appearing while several files run may be any one's: only named ones are claimed.
-        cluster = dataclasses.replace(cluster, unnamed=False)
+        cluster = cluster._replace(unnamed=False)
     for artefact in (junit, html, json_path):
         if artefact:
             check_writable(artefact)

@@ -10,7 +10,6 @@ reason. Each unit holds the cluster names its files create (runner/cluster/sched
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -215,12 +214,12 @@ def _unit_checks(unit: Unit, *, check: Check[C], wrap: Wrap[C], cluster: Cluster
         yield check(unit.files[0], cluster=cluster)
         return
     with SetupHold(announce) as hold:
-        first = check(unit.setup, cluster=dataclasses.replace(cluster, hold=hold))
+        first = check(unit.setup, cluster=cluster._replace(hold=hold))
         yield first
         if first.stopped:
             return
         reason = setup_failed(unit.setup, first.report)
-        seeded = dataclasses.replace(cluster, kubeconfig=hold.kubeconfig) if hold.kubeconfig else cluster
+        seeded = cluster._replace(kubeconfig=hold.kubeconfig) if hold.kubeconfig else cluster
         for file in unit.files[1:]:
             done = wrap(skipped(file, reason, no_init)) if reason else check(file, cluster=seeded)
             yield done
