@@ -4,13 +4,18 @@ runner/cli.py declares the options with click and hands them here; the fast path
 runner/launch.py reads the same options from click's own table and calls the same bodies.
 Each ends the process with the command's exit code (runner/exits.py), never returning.
 Each command's driver is imported in its own body, so `lint` on every save and `present`
-before its first screen load only theirs (tests/test_launch.py).
+before its first screen load only theirs (tests/test_launch.py); so are the cluster
+options, which cost them 1.5 ms (bench/revisions.py) and are needed by neither unless asked.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .arguments import tools
-from .cluster.guard import ClusterOptions
 from .exits import call
+
+if TYPE_CHECKING:
+    from .cluster.guard import ClusterOptions
 
 
 def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str | None, record: str | None,
@@ -22,6 +27,8 @@ def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str
     wanted = tools(requires)
     cluster = None  # nothing for a cluster guard to do
     if wanted or kubeconfig or isolate:
+        from .cluster.guard import ClusterOptions
+
         cluster = ClusterOptions(requires=wanted, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
     call(run_present, file, list(args), speed=speed, start_at=start_at, record=record, notes=notes,
          timings=timings, timeout=timeout, no_init=no_init, cluster=cluster)
@@ -71,5 +78,7 @@ def lint(paths: tuple[str, ...], no_init: bool) -> None:
 def _cluster(requires: tuple[str, ...], kubeconfig: str | None, no_isolate: bool,
              keep_clusters: bool) -> ClusterOptions:
     """--requires, --kubeconfig and isolation for `run` and `check`, which clean up what they create."""
+    from .cluster.guard import ClusterOptions
+
     return ClusterOptions(requires=tools(requires), isolate=not no_isolate, kubeconfig=kubeconfig,
                           keep_clusters=keep_clusters)

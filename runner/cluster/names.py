@@ -10,7 +10,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 K3D_DEFAULT = "k3s-default"
 KIND_DEFAULT = "kind"
@@ -29,8 +29,7 @@ Expand = Callable[[str], str]  # "$CLUSTER" -> its value in the session
 Reader = Callable[[str], str | None]  # a config file's text, relative to the session's folder
 
 
-@dataclass(frozen=True)
-class Creation:
+class Creation(NamedTuple):
     """One `k3d cluster create` or `kind create cluster`, its words as written (variables not filled in)."""
 
     tool: str  # "k3d" or "kind"

@@ -15,7 +15,7 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model import Plan, Requirement, SourceLoc, Visibility
 from .names import called_tools, cluster_names, creations, simple_commands
@@ -33,10 +33,13 @@ _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _CONDITIONAL = re.compile(r"&&|\|\||[{}()]|(?:^|[\s;])(?:if|case|for|while|until|select|function)(?:\s|$)")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w.-]*)\1")
 _STDIN = frozenset({"-", "/dev/stdin"})
+# What a command must hold to matter to the reader: an assignment, a word that sets or unsets
+# variables or changes folder, a loop variable, or a `create`. Most commands hold none of these,
+# and splitting them into words (shlex) was most of what reading a plan cost.
+_RELEVANT = re.compile(r"=|\b(?:read|mapfile|readarray|getopts|unset|cd|pushd|popd|for|create)\b|\bprintf\b.*\s-v")
 
 
-@dataclass(frozen=True)
-class Unreadable:
+class Unreadable(NamedTuple):
     """A cluster created where its name cannot be told before the workshop runs."""
 
     loc: SourceLoc
@@ -46,8 +49,7 @@ class Unreadable:
         return f"{self.loc}: {self.command}"
 
 
-@dataclass(frozen=True)
-class ClusterClaims:
+class ClusterClaims(NamedTuple):
     """The clusters a workshop creates: names read from its plan, and creations whose name cannot be read."""
 
     names: frozenset[tuple[str, str]] = frozenset()  # (tool, name)
@@ -82,6 +84,8 @@ class _PlanReader:
         self.unreadable: list[Unreadable] = []
 
     def step(self, text: str, loc: SourceLoc) -> None:
+        if not _RELEVANT.search(text):
+            return
         maybe = bool(_CONDITIONAL.search(re.sub(r"\$\{[^}]*\}|\$\(", "", text)))
         for words in simple_commands(text):
             words = _command_words(words)

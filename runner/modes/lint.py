@@ -16,8 +16,6 @@ from ..parse.migration import (
 from ..parse.source import is_markdown, read_source, split_lines
 from ..parse.workshop import parse_workshop
 from ..streams import echo
-from ..verify.keys import pinnable_names
-from ..verify.kinds import RULES
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:
@@ -68,6 +66,10 @@ def _pin_findings(plans: list[Plan]) -> list[Finding]:
                                         f"@literal or @volatile applies to {first!r}, which has no '##' block to "
                                         "check: did it mean the next command?"))
                 continue
+            # The verifier's patterns compile when imported: 8 ms that only a workshop with pins pays.
+            from ..verify.keys import pinnable_names
+            from ..verify.kinds import RULES
+
             known = pinnable_names(step.expected.lines)
             kinds = RULES | {name.casefold() for name, _ in _config_masks(step.loc.file)}
             for pin, names in (("literal", m.literal), ("volatile", m.volatile)):

@@ -13,12 +13,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import DemorunError
 from .shell import split_command
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: `lint` would pay for it on every save
 if TYPE_CHECKING:
     from typing import BinaryIO
 
@@ -40,8 +39,7 @@ _LOCATED = re.compile(r"line (\d+): (.*)$")
 _TIMEOUT = 30.0
 
 
-@dataclass(frozen=True)
-class SyntaxProblem:
+class SyntaxProblem(NamedTuple):
     """What bash said about one command, and on which of its lines (1 = first)."""
 
     message: str
