@@ -115,8 +115,9 @@ def test_the_first_screen_comes_before_the_shell_the_engine_and_click(tmp_path):
         os.execve(sys.executable, [sys.executable, "-c", DRIVER, str(report), str(workshop)],
                   {**os.environ, "PYTHONPATH": str(REPO)})
     deadline = time.monotonic() + 20
+    ended = False  # reaped: asking again would be an error
     try:
-        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        while not (ended := os.waitpid(pid, os.WNOHANG) != (0, 0)):
             assert time.monotonic() < deadline, "the show never showed its opening"
             if select.select([fd], [], [], 0.1)[0]:
                 try:
@@ -125,7 +126,7 @@ def test_the_first_screen_comes_before_the_shell_the_engine_and_click(tmp_path):
                     break
     finally:
         os.close(fd)
-        if os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if not ended and os.waitpid(pid, os.WNOHANG) == (0, 0):
             os.kill(pid, 9)
             os.waitpid(pid, 0)
     modules, children = report.read_text().split("\n")
