@@ -15,7 +15,8 @@ from .exits import call
 
 def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str | None, record: str | None,
             notes: str | None, timings: str | None, timeout: float | None, no_init: bool,
-            requires: tuple[str, ...], kubeconfig: str | None, isolate: bool) -> NoReturn:
+            requires: tuple[str, ...], kubeconfig: str | None, isolate: bool,
+            catch_up_timeout: float | None = None) -> NoReturn:
     """Present workshop FILE live: type commands, wait for keys (? for help)."""
     from .modes.present.start import run_present
 
@@ -23,7 +24,7 @@ def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str
     cluster = (ClusterOptions(requires=wanted, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
                if wanted or kubeconfig or isolate else None)  # None: nothing for a cluster guard to do
     call(run_present, file, list(args), speed=speed, start_at=start_at, record=record, notes=notes,
-         timings=timings, timeout=timeout, no_init=no_init, cluster=cluster)
+         timings=timings, timeout=timeout, no_init=no_init, cluster=cluster, catch_up_timeout=catch_up_timeout)
 
 
 def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None, quiet: bool, record: str | None,
