@@ -351,3 +351,21 @@ def test_the_opening_shows_while_the_hidden_setup_runs(present, tmp_path):
     term.wait_text("\nafter-the-setup")
     term.keys("Q")
     assert term.finished()[0] == 0
+
+
+def test_going_back_to_the_opening_shows_its_text_again(present):
+    term = present("sections.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, "STATE=set-in-part-one"), "the first command")
+    term.keys("+")
+    term.wait_for(lambda s: prompt_line(s, 'echo "part one ran"'), "the second command")
+    term.keys("+")
+    term.wait_for(lambda s: prompt_line(s, 'echo "state is $STATE"'), "the second section's command")
+    term.keys("g")
+    term.wait_text("go to section")
+    term.text("1")
+    term.keys("Enter")
+    shown = term.wait_for(lambda s: s.count("Prose of part one.") == 2 and s.rstrip().endswith(
+        "$ STATE=set-in-part-one"), "the opening's text again, then its command")
+    assert 'echo "state is $STATE"' not in shown  # taken back: it was not run
+    term.keys("Q")
+    term.finished()

@@ -211,6 +211,7 @@ class Show:
 
     def go_to(self, current: int, target: int) -> int:
         """Forward jumps run what they skip over; backward ones run it again as it comes."""
+        self.opened = 0  # the opening's text is shown again when the show comes back to it
         self.screen.newline_if_needed()
         if target > current:
             self.catch_up(current + 1 if self.completed == current else current, target)

@@ -123,7 +123,7 @@ class Channel:
         """Show the next message said meanwhile, if there is one; whether there was."""
         if not self.queued:
             return False
-        text = self.queued.pop(0)
+        text = visible(self.queued.pop(0))
         more = f"  (+{len(self.queued)} more)" if self.queued else ""
         room = self.screen.width - 1 - len(more)
         self.screen.show_status((text if len(text) <= room else text[:max(0, room - 1)] + "…") + more)
