@@ -369,3 +369,15 @@ def test_going_back_to_the_opening_shows_its_text_again(present):
     assert 'echo "state is $STATE"' not in shown  # taken back: it was not run
     term.keys("Q")
     term.finished()
+
+
+def test_with_notes_the_start_cue_is_on_the_notes_terminal_only(present, notes_pane):
+    pane, tty = notes_pane
+    term = present("cue.md", *FAST, "--notes", tty)
+    pane.wait_text("waiting for you at ")
+    shown = term.stays_without("RETURN to start", seconds=0.3)
+    assert "cue.md" not in shown
+    term.keys("Enter")
+    term.wait_text("Prose after the start")
+    term.keys("Q")
+    assert term.finished()[0] == 0

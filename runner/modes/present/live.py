@@ -371,8 +371,7 @@ class Show:
         the commands before it, and after one ran the show waits here again."""
         self.channel.at(self.outline.at(index))
         if not self.keyed and not self.screen.status_shown:  # also says the hidden setup is over
-            name = os.path.basename(self.plan.file)
-            self.screen.show_status(f"{name} · RETURN to start · ? for keys", message=False)
+            self.channel.cue(f"{os.path.basename(self.plan.file)} · RETURN to start · ? for keys")
         while (chosen := self.choose(index, where, None)) is not None:
             self.execute(chosen, self.steps[chosen], visible=True)
 

@@ -101,6 +101,10 @@ class Channel:
     def note(self, text: str) -> None:
         """Something only a notes terminal shows: the audience's screen has no room for it."""
 
+    def cue(self, text: str) -> None:
+        """What the first key at the show's first pause answers: the next key erases it."""
+        self.screen.show_status(text, message=False)
+
     def drift(self, mark: str, where: str) -> None:
         """The mark under a command (at `where`) that did not go as written: dim, never recorded."""
         self.screen.aside(mark, DIM, YELLOW)
@@ -188,6 +192,9 @@ class NotesChannel(Channel):
 
     tell = say
     note = say
+
+    def cue(self, text: str) -> None:
+        """The panel says where the show waits: the audience's screen stays the show's alone."""
 
     def post(self, text: str) -> None:
         self._posted.append(text)  # no lock: the handler may have interrupted a draw holding it
