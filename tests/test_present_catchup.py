@@ -136,7 +136,7 @@ def test_from_past_a_watch_reaches_its_section_and_says_what_was_cut(present, no
 
 @live.pytestmark[0]
 @live.pytestmark[1]
-def test_the_catch_up_messages_never_run_into_each_other(present):
+def test_the_catch_up_messages_never_run_into_each_other_nor_run_the_command(present):
     term = present("catchup_endless.md", *FAST, "--from", "Target", "--catch-up-timeout", "1s")
     progress = term.wait_text("catching up: ")
     row = next(line for line in progress.splitlines() if "catching up: " in line)
@@ -148,15 +148,19 @@ def test_the_catch_up_messages_never_run_into_each_other(present):
         messages.append(row)
         if "more)" not in row:
             break
-        term.keys("x")  # puts one message away, and shows the next, whole
+        term.keys("Enter")  # puts one message away, and shows the next, whole: it runs nothing
         shown = term.wait_for(lambda s, r=row: s.rstrip().splitlines()[-1] != r, "the next message")
+        assert "\nstate is" not in shown
     assert len(messages) == 4
     # The warning said while catching up, then what catching up cut: each on its own, whole.
     assert "catchup_endless.md:17: @show_9: not a macro" in messages[0]
     assert messages[1].startswith("catching up skipped 2 commands that never end: catchup_endless.md:6 (watch)")
     assert messages[2].startswith("catching up stopped 1 command at the 1s limit: catchup_endless.md:10  (+1")
     assert messages[3] == "1 of 5 earlier commands failed while catching up (d: the last)"
-    term.keys("x")
+    term.keys("Enter")
     term.wait_for(lambda s: s.rstrip().endswith('$ echo "state is $STATE"'), "the messages put away")
+    term.stays_without("\nstate is")
+    term.keys("Enter")
+    term.wait_text("\nstate is ready")
     term.keys("Q")
     term.finished()
