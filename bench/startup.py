@@ -3,8 +3,9 @@
 Run by hand: `python3 bench/startup.py [--rounds N]`. Figures (targets in brackets), medians of
 interleaved rounds: `demorun --version` against `demosh --version` [<= 1.1x]; `demorun lint
 ONE.md` against `demosh --version` [<= 1.5x]; `demorun present` until the first prose is on
-a pty, against `demosh --no-blurb` showing the same workshop [<= 1.5x]. Needs demosh (the
-`bench` extra); without it, one clear line and exit status 2.
+a pty, against `demosh --no-blurb` showing the same workshop [<= 1.5x], and the same after a
+dozen quick hidden setup commands [<= 1.5x]. Needs demosh (the `bench` extra); without it,
+one clear line and exit status 2.
 """
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ The first words on the screen: FIRST-SCREEN.
 echo hello
 ```
 """
+# The same after a dozen quick hidden commands, as a workshop's setup (variables, functions, checks).
+SETUP = "# Setup\n\n```bash\n" + "".join(
+    f"export STEP{n}=value-{n}\n" if n % 3 else f"step{n}() {{ echo {n}; }}\n" for n in range(12)
+) + "```\n\n" + SHOW
 
 
 def first_screen(argv: list[str], cwd: Path, needle: bytes = b"FIRST-SCREEN") -> float:
@@ -96,11 +101,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "show.md").write_text(SHOW)
+        (folder / "setup.md").write_text(SETUP)
         shown = interleaved({
             "demosh": lambda: first_screen([demosh, "--no-blurb", "show.md"], folder),
             "demorun": lambda: first_screen([*DEMORUN, "present", "show.md"], folder),
+            "demosh setup": lambda: first_screen([demosh, "--no-blurb", "setup.md"], folder),
+            "demorun setup": lambda: first_screen([*DEMORUN, "present", "setup.md"], folder),
         }, args.rounds)
     figures.ratio("demorun present / demosh, first screen, ms", shown["demorun"] * 1000, shown["demosh"] * 1000, 1.5)
+    figures.ratio("the same after 12 hidden setup commands, ms", shown["demorun setup"] * 1000,
+                  shown["demosh setup"] * 1000, 1.5)
     return figures.done()
 
 

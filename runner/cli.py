@@ -172,6 +172,8 @@ def check_cmd(ctx: click.Context, **values: Any) -> None:
               help="Typing speed in characters a second (default: a human pace, 10-100 ms a key).")
 @click.option("--from", "start_at", metavar="HEADING",
               help="Start at this section; earlier commands run hidden so state is right.")
+@click.option("--catch-up-timeout", type=Duration(), metavar="D",
+              help="Limit for each command run hidden by --from and g (default 60s, or the configuration's).")
 @options("record")
 @click.option("--notes", metavar="TTY", help="Another terminal (`tty` prints its name) for the presenter: next "
                                              "command, step, notes, times and messages.")

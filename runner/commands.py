@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str | None, record: str | None,
             notes: str | None, timings: str | None, timeout: float | None, no_init: bool,
-            requires: tuple[str, ...], kubeconfig: str | None, isolate: bool) -> None:
+            requires: tuple[str, ...], kubeconfig: str | None, isolate: bool,
+            catch_up_timeout: float | None = None) -> None:
     """Present workshop FILE live: type commands, wait for keys (? for help)."""
     from .modes.present.start import run_present
 
@@ -31,7 +32,7 @@ def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str
 
         cluster = ClusterOptions(requires=wanted, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
     call(run_present, file, list(args), speed=speed, start_at=start_at, record=record, notes=notes,
-         timings=timings, timeout=timeout, no_init=no_init, cluster=cluster)
+         timings=timings, timeout=timeout, no_init=no_init, cluster=cluster, catch_up_timeout=catch_up_timeout)
 
 
 def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None, quiet: bool, record: str | None,

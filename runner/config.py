@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from .errors import ConfigError
 
-KEYS = ("timeout", "masks", "volatile-columns", "env", "secrets")
+KEYS = ("timeout", "catch-up-timeout", "masks", "volatile-columns", "env", "secrets")
 
 
 class Config(NamedTuple):
@@ -16,6 +16,7 @@ class Config(NamedTuple):
 
     source: str | None = None  # the file it came from, for messages
     timeout: float | None = None  # default per-command timeout, seconds
+    catch_up_timeout: float | None = None  # present: each command's limit while catching up, seconds
     masks: tuple[tuple[str, str], ...] = ()  # (name, regex) treated as volatile
     volatile_columns: tuple[str, ...] = ()  # table columns that accept any value of the same shape
     env: Mapping[str, str] = {}  # noqa: B006 (read only: runs copy it)  variables set in every session
@@ -68,19 +69,7 @@ def _build(source: str, table: dict) -> Config:
     if unknown:
         raise bad(unknown[0], f"unknown key (known: {', '.join(KEYS)})")
 
-    timeout = None
-    if "timeout" in table:
-        raw = table["timeout"]
-        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-            raise bad("timeout", f"expected a duration like '90s', got {raw!r}")
-        try:
-            from .parse.durations import (
-                parse_duration,  # the parser package only when needed
-            )
-
-            timeout = parse_duration(str(raw))
-        except ValueError as exc:
-            raise bad("timeout", str(exc)) from None
+    timeout, catch_up = (_duration(table, key, bad) for key in ("timeout", "catch-up-timeout"))
 
     masks = table.get("masks", {})
     if not isinstance(masks, dict):
@@ -108,11 +97,26 @@ def _build(source: str, table: dict) -> Config:
     return Config(
         source=source,
         timeout=timeout,
+        catch_up_timeout=catch_up,
         masks=tuple(masks.items()),
         volatile_columns=tuple(columns),
         env={name: str(value) for name, value in env.items()},
         secrets=tuple(secrets),
     )
+
+
+def _duration(table: dict, key: str, bad) -> float | None:
+    if key not in table:
+        return None
+    raw = table[key]
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+        raise bad(key, f"expected a duration like '90s', got {raw!r}")
+    try:
+        from .parse.durations import parse_duration  # the parser package only when needed
+
+        return parse_duration(str(raw))
+    except ValueError as exc:
+        raise bad(key, str(exc)) from None
 
 
 def _string_list(table: dict, key: str, bad) -> list[str]:

@@ -3,7 +3,8 @@ tools/fast_table.py from runner/cli.py, and checked against it by tests/test_lau
 
 COMMANDS: dict = {'lint': {'arguments': [('paths', -1)], 'options': {'--no-init': ('no_init', 'flag', False, False)}},
  'present': {'arguments': [('file', 1), ('args', -1)],
-             'options': {'--from': ('start_at', 'text', False, False),
+             'options': {'--catch-up-timeout': ('catch_up_timeout', 'duration', False, False),
+                         '--from': ('start_at', 'text', False, False),
                          '--isolate': ('isolate', 'flag', False, False),
                          '--kubeconfig': ('kubeconfig', 'path', True, False),
                          '--no-init': ('no_init', 'flag', False, False),

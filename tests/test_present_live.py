@@ -235,8 +235,8 @@ def test_help_line_on_question_mark_is_the_presenters_and_goes_away(present):
     shown = term.wait_text("Q quit")
     help_line = next(line for line in shown.splitlines() if "Q quit" in line)
     assert "RETURN" in help_line and len(help_line.rstrip()) <= 80
-    # In place of the prompt's row: the audience's screen did not scroll.
-    assert shown.rstrip().splitlines()[:-1] == before.rstrip().splitlines()[:-1]
+    # On the row under the command, which its output would take: nothing the audience saw moved.
+    assert shown.rstrip().splitlines()[:-1] == before.rstrip().splitlines()
     term.keys("x")
     term.wait_for(lambda s: s == before, "the screen exactly as before")
     term.keys("Q")
@@ -405,9 +405,9 @@ def test_keys_reach_interactive_commands(present):
     term.keys("G")
     term.wait_text("500")
     term.keys("q")
-    term.wait_for(lambda s: "your name?" in s and "$ read" in s, "the next command")
+    term.wait_for(lambda s: prompt_line(s, '"hello, $answer"'), "the next command, typed whole")
     term.keys("Enter")
-    term.wait_text("your name? ")
+    term.wait_text("\nyour name? ")
     term.text("Ada")
     term.keys("Enter")
     term.wait_text("hello, Ada")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import termios
 
 import pytest
@@ -84,3 +85,22 @@ def test_keys_read_ahead_are_handed_over_once(tmp_path):
     assert keyboard.take_pending() == ["Q"]
     assert keyboard.take_pending() == []
     assert keyboard.read(timeout=0) is None
+
+
+def test_discard_forgets_keys_read_ahead_and_those_still_in_the_terminal():
+    leader, follower = pty.openpty()
+    try:
+        with Keyboard(follower) as keys:
+            os.write(leader, b"\rQ")
+            assert keys.read(timeout=1) == ENTER  # "Q" is read ahead with it
+            os.write(leader, b"+-\xc3")  # and these wait in the terminal, the last a character cut short
+            deadline = 50
+            while not select.select([follower], [], [], 0.01)[0] and deadline:
+                deadline -= 1
+            keys.discard()
+            assert keys.read(timeout=0.05) is None
+            os.write(leader, b"\xa9g")  # the rest of that character is no key either
+            assert keys.key() == "\ufffd" and keys.key() == "g"
+    finally:
+        os.close(leader)
+        os.close(follower)

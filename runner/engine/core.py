@@ -225,7 +225,10 @@ class Engine:
             if outcome.status != 0:
                 self.listener.on_notice(step.loc,
                                         f"hook DEMO_HOOK_{step.hook_var} exited with status {outcome.status}")
-            if step.nested:  # a hook that ends its nested shell ends that workshop, as a command would
+            if not self.session.alive:  # `set -e` and a failing hook: the hook is where the shell ended
+                self.exit_step = step
+                self.stopped_by = f"not run: the shell exited at {step.loc} (hook @{step.text})"
+            elif step.nested:  # a hook that ends its nested shell ends that workshop, as a command would
                 self._nested_ended(step)
 
     def expand(self, step: Step) -> str:

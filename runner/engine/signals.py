@@ -32,8 +32,10 @@ def say(message: str) -> None:
 
 @contextmanager
 def interrupts(session_ref: Callable[[], Session | None],
-               where: Callable[[], str | None] = lambda: None) -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP as the module says; `where` names the running command."""
+               where: Callable[[], str | None] = lambda: None,
+               tell: Callable[[str], None] = say) -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP as the module says; `where` names the running command; `tell`
+    says what the first Ctrl-C did (it must be safe in a signal handler: keep, not draw)."""
     state = {"last": float("-inf"), "aborted": False}
 
     def on_int(signum, frame):
@@ -48,7 +50,7 @@ def interrupts(session_ref: Callable[[], Session | None],
         state["last"] = now
         session.interrupt()
         place = where()
-        say(f"interrupted {place}; Ctrl-C again to stop" if place else "interrupted; Ctrl-C again to stop")
+        tell(f"interrupted {place}; Ctrl-C again to stop" if place else "interrupted; Ctrl-C again to stop")
 
     def on_end(signum, frame):
         if not state["aborted"]:

@@ -135,8 +135,9 @@ def _item_findings(items: list[Item], path: str) -> list[Finding]:
     for item in items:
         if isinstance(item, OutputItem):
             findings.append(Finding(SourceLoc(path, item.line), Severity.WARNING, "orphan-output",
-                                    "'##' lines with no command right above them are shown "
-                                    "but never checked"))
+                                    "'##' lines in a fence with no command are a sample: never shown "
+                                    "nor checked" if item.sample else "'##' lines with no command right "
+                                    "above them are shown but never checked"))
         elif isinstance(item, DirectiveItem):
             _, problem = interpret(item.name, item.args)
             if problem:
@@ -303,7 +304,8 @@ class Builder:
             elif isinstance(node, CommentItem):
                 self._step(Kind.COMMENT, loc, node.text, node.end_line)
             elif isinstance(node, OutputItem):
-                self._step(Kind.COMMENT, loc, "\n".join(node.lines), node.end_line)
+                if not node.sample:
+                    self._step(Kind.COMMENT, loc, "\n".join(node.lines), node.end_line)
             elif isinstance(node, CommandItem):
                 self._command(node, loc)
             elif isinstance(node, DirectiveItem):

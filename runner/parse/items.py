@@ -24,11 +24,12 @@ class CommentItem(NamedTuple):
 
 
 class OutputItem(NamedTuple):
-    """`##` lines that no command owns: shown, never checked."""
+    """`##` lines that no command owns: never checked; shown unless their fence has no command."""
 
     lines: tuple[str, ...]
     line: int
     end_line: int
+    sample: bool = False  # in a fence with no command: a capture shown as an example, which demosh hides
 
 
 class CommandItem(NamedTuple):

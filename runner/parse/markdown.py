@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..model import Finding, Severity, SourceLoc
 from .directives import KNOWN_NAMES
-from .items import DirectiveItem, Item, ProseItem
+from .items import CommandItem, DirectiveItem, Item, OutputItem, ProseItem
 from .shell import split_shell
 
 # Every pattern here is anchored and cannot backtrack over a long run of blanks: lines are
@@ -176,7 +176,10 @@ class _Scanner:
         if end >= len(lines):
             self.finding(k + 1, Severity.ERROR, "unterminated-fence",
                          f"fence {lines[k].strip()!r} is never closed")
-        self.items.extend(split_shell(lines[start:end], self.file, start + 1))
+        items = split_shell(lines[start:end], self.file, start + 1)
+        if not any(isinstance(item, CommandItem) for item in items):
+            items = [item._replace(sample=True) if isinstance(item, OutputItem) else item for item in items]
+        self.items.extend(items)
         return end + 1
 
     def other_fence(self, lines: Sequence[str], k: int, info: tuple[str, int, str]) -> int:

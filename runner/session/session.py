@@ -188,7 +188,8 @@ class Session:
         if self._unattended:
             env.update(UNATTENDED_ENV)
         env["TERM"] = env.get("TERM") or "xterm-256color"
-        env["COLUMNS"], env["LINES"] = str(self.cols), str(self.rows)
+        for frozen in ("COLUMNS", "LINES"):  # the pty's size, which follows resizes, is what programs read
+            env.pop(frozen, None)
         env["HISTFILE"] = ""  # no history file is read at start; the shell then unsets it
         if not any(env.get(name) for name in ("LC_ALL", "LC_CTYPE", "LANG")):
             env["LANG"] = "C.UTF-8"

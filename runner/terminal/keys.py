@@ -5,7 +5,7 @@ import codecs
 import os
 import select
 import termios
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 ENTER, SPACE, ESCAPE, BACKSPACE, CTRL_C, CTRL_D = "enter", "space", "escape", "backspace", "ctrl-c", "ctrl-d"
@@ -63,7 +63,7 @@ class Keyboard:
             pass
 
     def _set(self, *, isig: bool) -> None:
-        mode = termios.tcgetattr(self.fd) if self.saved is None else [
+        mode: list = termios.tcgetattr(self.fd) if self.saved is None else [
             list(x) if isinstance(x, list) else x for x in self.saved]
         mode[0] &= ~(termios.ICRNL | termios.IXON)
         mode[_LFLAG] &= ~(termios.ICANON | termios.ECHO | termios.IEXTEN)
@@ -93,13 +93,16 @@ class Keyboard:
         finally:
             self._set(isig=False)
 
-    def unread(self, key: str) -> None:
-        self._pending.insert(0, key)
-
     def take_pending(self) -> list[str]:
         """Keys already read from the terminal but not yet asked for (typed right after RETURN)."""
         pending, self._pending = self._pending, []
         return pending
+
+    def key(self) -> str:
+        """The next key, however long it takes."""
+        while (key := self.read()) is None:
+            continue
+        return key
 
     def read(self, timeout: float | None = None) -> str | None:
         """The next key, or None once `timeout` seconds pass without one (None: wait for ever)."""
@@ -113,9 +116,15 @@ class Keyboard:
             self._pending.extend(parse_keys(self._decoder.decode(data)))
         return self._pending.pop(0)
 
-    def drain(self) -> None:
-        """Forget keys typed ahead, so a key pressed during a long command does not skip a wait."""
+    def discard(self) -> None:
+        """Forget every key pressed until now: those read ahead, and those still in the terminal.
+
+        The live show calls it just before something new becomes what a key answers (a command
+        shown whole, the row a message covered put back, the end of a hidden command), so a key
+        pressed before that moment can never act on it.
+        """
         self._pending.clear()
+        self._decoder.reset()
         try:
             termios.tcflush(self.fd, termios.TCIFLUSH)
         except (termios.error, OSError):
@@ -139,7 +148,7 @@ class TypeAhead:
         self.quit_after = False
         self.signalled = False  # the presenter stopped or suspended the command themselves
 
-    def start(self, typed_ahead: list[str] = ()) -> None:
+    def start(self, typed_ahead: Sequence[str] = ()) -> None:
         """A new command: forget what the presenter did during the last one, but not a quit.
 
         `typed_ahead`: keys that arrived with the RETURN that started it; nothing reads them yet,

@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
 RED, YELLOW, GREEN = "\x1b[31m", "\x1b[33m", "\x1b[32m"
+HUMAN_PACE = (0.010, 0.100)  # seconds between two keystrokes, as the old tool typed
+TYPING_CAP = 2.0  # seconds: the longest any command takes to type, whatever its length
+TICK = 0.005  # seconds: keystrokes due sooner than this after the last write go out with it
+# A status line below the cursor's row: down a row (scrolling if the row is the last), back up,
+# so the cursor's place is saved where the row now is, then down again to the empty row.
+_BELOW, _BACK = "\x1bD\x1b[A\x1b7\x1bD\r\x1b[K", "\r\x1b[K\x1b8"
 
 
 def color_wanted(stream) -> bool:
@@ -32,6 +38,47 @@ def color_wanted(stream) -> bool:
     if os.environ.get("NO_COLOR"):
         return False
     return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def keystrokes(text: str, speed: float | None) -> list[tuple[str, float]]:
+    """`text` typed out: pieces and the pause after each, at `speed` characters a second (None:
+    a human pace). However long the text, the pauses add up to TYPING_CAP at most: pieces are
+    single characters until the pace gets faster than one write each TICK."""
+    import random  # here: the first screen does not wait for it
+
+    pace = [random.uniform(0.5, 1.5) / speed if speed else random.uniform(*HUMAN_PACE) for _ in text]
+    total = sum(pace)
+    scale = TYPING_CAP / total if total > TYPING_CAP else 1.0
+    pieces: list[tuple[str, float]] = []
+    start, due = 0, 0.0
+    for end, pause in enumerate(pace, 1):
+        due += pause * scale
+        if due >= TICK or end == len(text):
+            pieces.append((text[start:end], due))
+            start, due = end, 0.0
+    return pieces
+
+
+def cells(line: str) -> int:
+    """How many columns a line of text takes on a terminal: wide characters two, marks none."""
+    if line.isascii() and "\t" not in line:
+        return len(line)
+    import unicodedata
+
+    column = 0
+    for char in line:
+        if char == "\t":
+            column += 8 - column % 8
+        elif unicodedata.combining(char) or unicodedata.category(char) == "Cf":
+            continue
+        else:
+            column += 2 if unicodedata.east_asian_width(char) in "WF" else 1
+    return column
+
+
+def rows(text: str, width: int) -> int:
+    """How many terminal rows `text` (without escape sequences) takes from the start of a row."""
+    return sum(max(1, -(-cells(line) // max(1, width))) for line in text.split("\n"))
 
 
 class Screen:
@@ -55,9 +102,13 @@ class Screen:
         self.empty = True  # nothing shown since the start or the last clear
         self._row = bytearray()  # what the cursor's row shows, to put it back after a status line
         self._status: str | None = None
+        self._below = False  # the status line is on the row under the cursor's, which holds text
+        self._message = False  # the status line is a message, not an offer such as the start cue
         self._paged = False  # a page of ours is up on the alternate screen
+        self._before_prompt = (self._tail, True)  # (tail, empty) where the last prompt began
 
-    def write(self, data: bytes | str) -> None:
+    def write(self, data: bytes | str, *, record: bool = True) -> None:
+        """Show `data`; `record=False` keeps it out of the recording (what is for the presenter)."""
         raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
         if not raw:
             return
@@ -65,7 +116,7 @@ class Screen:
             self.clear_status()
         self.out.write(raw)
         self.out.flush()
-        if self.record:
+        if self.record and record:
             self.record(raw)
         self.at_line_start = raw.endswith(b"\n")
         self._tail = (self._tail + raw.replace(b"\r", b""))[-2:]
@@ -97,17 +148,32 @@ class Screen:
     def status_shown(self) -> bool:
         return self._status is not None
 
-    def show_status(self, text: str) -> None:
-        """One line for the presenter in place of the cursor's row, until clear_status or a key."""
-        self._status = text
-        self._private("\r\x1b[K" + self.style(_cut(visible(text), self.width - 1), DIM))
+    @property
+    def message_shown(self) -> bool:
+        """A message of the presenter's holds a row: the next key is only for putting it away."""
+        return self._status is not None and self._message
+
+    def show_status(self, text: str, *, message: bool = True) -> None:
+        """One line for the presenter, until clear_status or a write of the show.
+
+        It never covers anything: on the cursor's row when that row is empty, else on the row
+        under it, the one the show writes next anyway (a command's output, the next prompt).
+        `message=False` for an offer (the start cue), which the next key answers.
+        """
+        if self._status is None:
+            self._below = bool(_CSI.sub(b"", bytes(self._row)).strip())
+            lead = _BELOW if self._below else "\r\x1b[K"
+        else:
+            lead = "\r\x1b[K"
+        self._status, self._message = text, message
+        self._private(lead + self.style(_cut(visible(text), self.width - 1), DIM))
 
     def clear_status(self) -> None:
-        """The row under a status line as it was; the audience's screen has not moved."""
+        """The rows under a status line as they were; the audience's screen has not moved."""
         if self._status is None:
             return
         self._status = None
-        self._private(b"\r\x1b[K" + _last_row(bytes(self._row), self.width))
+        self._private(_BACK if self._below else b"\r\x1b[K" + _last_row(bytes(self._row), self.width))
 
     def open_page(self, lines: list[str]) -> None:
         """A page over the screen (the terminal's alternate screen), for lists and diffs.
@@ -139,9 +205,9 @@ class Screen:
     def style(self, text: str, *codes: str) -> str:
         return "".join(codes) + text + RESET if self.color and codes else text
 
-    def newline_if_needed(self) -> None:
+    def newline_if_needed(self, *, record: bool = True) -> None:
         if not self.at_line_start:
-            self.write("\n")
+            self.write("\n", record=record)
 
     def blank_line(self) -> None:
         """One empty line between blocks (prose, then commands and their output), never two."""
@@ -154,6 +220,11 @@ class Screen:
         characters are shown, never acted on (prose.visible)."""
         self.newline_if_needed()
         self.write(self.style(visible(text), *codes) + "\n")
+
+    def aside(self, text: str, *codes: str) -> None:
+        """A line for the presenter's eyes on the audience's terminal, kept out of the recording."""
+        self.newline_if_needed(record=False)
+        self.write(self.style(visible(text), *codes) + "\n", record=False)
 
     def prose(self, markdown: str) -> None:
         """Markdown rendered for the terminal at its width (headings, emphasis, code, lists, links)."""
@@ -172,27 +243,29 @@ class Screen:
 
     def prompt(self) -> None:
         self.newline_if_needed()
+        self._before_prompt = (self._tail, self.empty)
         self.write(self.style(PROMPT, BOLD, GREEN))
 
-    def command(self, text: str, *, speed: float | None = None,
-                interrupted: Callable[[], bool] = lambda: False) -> None:
+    def command(self, text: str, *, speed: float | None = None) -> None:
         """Show a command after the prompt, typed at `speed` characters a second (None: at once).
 
-        `interrupted` is polled between keystrokes so a presenter can finish the typing early.
         Control characters in it are shown, not acted on: bash gets them, the terminal does not.
         """
         text = visible(text)
         if not speed:
             self.write(self.style(text, BOLD))
             return
-        import random
+        for piece, pause in keystrokes(text, speed):
+            self.write(self.style(piece, BOLD))
+            time.sleep(pause)
 
-        for index, char in enumerate(text):
-            if interrupted():
-                self.write(self.style(text[index:], BOLD))
-                return
-            self.write(self.style(char, BOLD))
-            time.sleep(random.uniform(0.5, 1.5) / speed)
+    def take_back(self, command: str) -> None:
+        """Erase the prompt and `command` shown after it, not run: the cursor is where the prompt began."""
+        count = rows(PROMPT + visible(command), self.width)
+        self.write("\r\x1b[K" + "\x1b[A\x1b[K" * (count - 1))
+        self.at_line_start = True
+        self._tail, self.empty = self._before_prompt
+        self._row.clear()
 
     def end_command(self) -> None:
         self.write("\n")

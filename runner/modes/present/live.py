@@ -2,18 +2,21 @@
 
 runner/modes/present/start.py checks the workshop and shows its opening prose first; this module
 brings the shell, the engine and the checker, which that opening does not wait for.
+
+The key loop's one rule: nothing runs unseen. A command runs only on a RETURN read after it was
+shown whole; keys pressed before that moment (while it was being typed, during hidden setup, a
+clear or catching up) are forgotten just before it appears whole (Keyboard.discard), and a key
+that puts away a message of the presenter's does only that.
 """
 from __future__ import annotations
 
 import os
-import random
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import suppress
 
 from ...config import Config
 from ...engine.core import Engine, Policy
-from ...engine.listener import Listener
 from ...engine.signals import interrupts
 from ...engine.walk import Action, may_run
 from ...errors import Aborted, DemorunError
@@ -21,37 +24,29 @@ from ...model import Kind, Plan, SourceLoc, Step, Visibility
 from ...printable import visible
 from ...results import Status, StepResult
 from ...secrets import Redactor
-from ...terminal.keys import (
-    BACKSPACE,
-    CTRL_C,
-    CTRL_D,
-    ENTER,
-    ESCAPE,
-    SPACE,
-    Keyboard,
-    TypeAhead,
-)
-from ...terminal.pager import OUTPUT_KEPT, show_in_pager
-from ...terminal.screen import BOLD, DIM, GREEN, RED, RESET, YELLOW, Screen
+from ...terminal.keys import CTRL_C, ENTER, SPACE, Keyboard, TypeAhead
+from ...terminal.screen import BOLD, DIM, RESET, Screen, keystrokes
 from ...timings import Timings
-from ...verify.diff import diff_line_kind
 from ..setup import effective_timeout, open_session
+from .catchup import DEFAULT_LIMIT, bounded, never_ends, summary
+from .desk import Desk
+from .endings import hidden_ending, quiet_exit
+from .listening import LiveListener, drift_mark, live_step
 from .notes import Channel, Outline
 from .opening import show_text
-from .sections import find_section, sections
 
 HELP = "RETURN run  + skip  - again  ! shell  g go to  d diff  o output  Q quit"
-HUMAN_PACE = (0.010, 0.100)  # seconds between two keystrokes, as the old tool typed
 BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-HIDDEN_TAIL = 20  # lines of a hidden command's output shown when it ends the shell
+_OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
 
 
 class Quit(Exception):
-    """The presenter ended the show; `code` is the exit status."""
+    """The presenter ended the show; `code` is the exit status, `how` the key that did it."""
 
-    def __init__(self, code: int = 0):
+    def __init__(self, code: int = 0, how: str = "Q"):
         super().__init__(code)
         self.code = code
+        self.how = how
 
 
 class Jump(Exception):
@@ -62,48 +57,12 @@ class Jump(Exception):
         self.index = index
 
 
-class LiveListener(Listener):
-    """Streams the output of shown commands to the screen and keeps what `o` and failures need."""
-
-    def __init__(self, screen: Screen):
-        self.screen = screen
-        self.visible = False
-        self.shown_output = bytearray()  # the last shown command's, from its start, for `o`
-        self.shown_cut = False
-        self.hidden_output = bytearray()  # the tail of the last hidden command's
-        self.notify: Callable[[str], None] = screen.notice
-
-    def on_step_start(self, index: int, step: Step) -> None:
-        if self.visible:
-            self.shown_output.clear()
-            self.shown_cut = False
-        else:
-            self.hidden_output.clear()
-
-    def on_output(self, step: Step, chunk: bytes) -> None:
-        if not self.visible:
-            self.hidden_output += chunk
-            del self.hidden_output[:-65536]
-            return
-        self.screen.write(chunk)
-        room = OUTPUT_KEPT - len(self.shown_output)
-        self.shown_output += chunk[:max(0, room)]
-        self.shown_cut = self.shown_cut or len(chunk) > room
-
-    def on_step_done(self, result: StepResult) -> None:
-        if result.outcome is not None and result.outcome.recovery:
-            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
-
-    def on_notice(self, loc: SourceLoc, message: str) -> None:
-        self.notify(f"{loc}: {message}")
-
-
 class Show:
     """One presentation of one plan: walks the steps, types, waits and obeys keys."""
 
     def __init__(self, plan: Plan, engine: Engine, screen: Screen, keys: Keyboard,
                  listener: LiveListener, *, speed: float | None, channel: Channel | None = None,
-                 timings: Timings | None = None):
+                 timings: Timings | None = None, catch_up_limit: float = DEFAULT_LIMIT):
         self.plan = plan
         self.steps = plan.steps
         self.engine = engine
@@ -113,14 +72,18 @@ class Show:
         self.listener = listener
         self.speed = speed
         self.channel = channel or Channel(screen)
+        self.desk = Desk(plan, self.session, screen, keys, self.channel)
         self.timings = timings or Timings(plan.file)
+        self.catch_up_limit = catch_up_limit
         self.outline = Outline(plan)
-        self.history: list[int] = []  # commands shown and run, for `-`
+        self.offered: set[int] = set()  # commands shown to the audience, run or skipped: what `-` offers
         self.last_drift: StepResult | None = None
         self.typeahead = TypeAhead()
         self.session.keys_filter = self.typeahead
         listener.notify = self.channel.say
         self.completed = -1  # the last step of the walk whose command has run
+        self.at_step = 0  # the step the show is at, for how it ended
+        self.opened = 0  # steps before this one were shown by the opening (start.py) already
         self.last_visible = False  # whether the last command run was shown
         self.keyed = False  # the presenter has pressed a key at a wait
         self.ran = 0
@@ -128,15 +91,19 @@ class Show:
 
     # The walk.
 
-    def present(self, start: int = 0) -> int:
+    def present(self, start: int = 0, opened: int = 0) -> int:
         """Show every step from `start`; commands before it run hidden first so that state is right.
 
-        The exit status: 0 at the end; bash's own when a command ends the shell (at least 1
-        when that command was hidden: the show could not go on as written).
+        `opened`: the steps before it were shown by the opening while the shell started; their
+        commands (hidden ones) still run here. The exit status: 0 at the end; bash's own when a
+        command ends the shell (at least 1 when that command was hidden: the show could not go
+        on as written).
         """
+        self.opened = opened
         self.catch_up(0, start)
         index = start
         while index < len(self.steps) and self.session.alive:
+            self.at_step = index
             try:
                 self.step(index, self.steps[index])
             except Jump as jump:
@@ -145,34 +112,38 @@ class Show:
             index += 1
         if not self.session.alive:
             return self.shell_ended()
-        summary = f"end of the show: {self.ran} command{'' if self.ran == 1 else 's'}"
-        if self.differed:
-            summary += f", {self.differed} not as in the script"
-        self.channel.finish([summary])
+        self.channel.finish([self.tally("end of the show")])
         return 0
 
+    def tally(self, ended: str) -> str:
+        """How many commands the audience saw, and how many did not go as in the script."""
+        said = f"{ended}: {self.ran} command{'' if self.ran == 1 else 's'}"
+        return said + (f", {self.differed} not as in the script" if self.differed else "")
+
+    def ended_by(self, how: str) -> str:
+        """The line that says how the show ended, when the presenter ended it."""
+        loc = self.steps[min(self.at_step, len(self.steps) - 1)].loc if self.steps else None
+        return self.tally(f"show ended by {how}" + (f" at {loc}" if loc else ""))
+
     def shell_ended(self) -> int:
-        """bash has exited: say where and why, and for a hidden command show what it printed."""
+        """bash has exited: say where and why, and for a hidden step show what led to it."""
         step = self.engine.exit_step
         status = self.session.exit_status or 0
-        where = f"{step.loc}: " if step is not None else ""
         self.screen.newline_if_needed()
-        if self.last_visible:
+        if self.last_visible and (step is None or step.kind is not Kind.HOOK):
+            where = f"{step.loc}: " if step is not None else ""
             self.screen.notice(f"{where}the workshop's shell exited (status {status}); end of the show")
             return status
-        self.screen.failure(f"{where}a hidden command ended the workshop's shell with exit status {status}:")
-        if step is not None:
-            for line in step.text.splitlines():
-                self.screen.line(f"    {line}")
-        tail = bytes(self.listener.hidden_output).decode("utf-8", "replace").splitlines()
-        if tail:
-            self.screen.line(f"its last {min(len(tail), HIDDEN_TAIL)} lines of output:", DIM)
-            for line in tail[-HIDDEN_TAIL:]:
-                self.screen.line(line)
+        said, body = hidden_ending(step, status, self.listener.hidden.lines())
+        self.screen.failure(said)
+        for line, ours in body:
+            self.screen.line(line, *((DIM,) if ours else ()))
         self.screen.failure("end of the show: the workshop cannot go on without its shell")
         return status or 1
 
     def step(self, index: int, step: Step) -> None:
+        if index < self.opened and step.kind in _OPENED:
+            return
         action = self.engine.decide(index, step)
         if action is not Action.SKIP:
             self.timings.at(step)
@@ -184,11 +155,14 @@ class Show:
                 self.execute(index, step, visible=shown)
         elif action is Action.HOOK:
             self.engine.run_hook(step)
+            if not shown:
+                self.keys.discard()
         elif action is Action.PACE:
             # Also in hidden parts: the livecast macros wait there while the slides are up.
             if step.kind is Kind.WAIT:
-                self.pause(index)
+                self.pause(index, step.loc)
             else:
+                self.keys.discard()  # a key pressed before a clear answers nothing after it
                 self.screen.clear()
         elif action is not Action.SHOW:
             return
@@ -200,31 +174,44 @@ class Show:
     def catch_up(self, start: int, stop: int) -> None:
         """Run the commands in steps[start:stop] hidden, as setup: what `--from` and `g` skip over.
 
-        Progress shows as k/N for the presenter; `Q` pressed meanwhile quits after the command.
+        Each gets the catch-up limit; those that never end by themselves are skipped, or stopped
+        at the limit when they come after something else (runner/modes/present/catchup.py).
+        Progress shows as k/N for the presenter; keys pressed meanwhile are forgotten.
         """
         todo = sum(1 for step in self.steps[start:stop]
                    if may_run(step) and (not step.if_hooks or self.engine.hooks_active(step)))
         if not todo:
             return
         done = failed = 0
-        for index, step, action in self.engine.walk(start, stop):
-            if action is not Action.RUN:
-                continue
-            done += 1
-            self.channel.progress(f"catching up: {done}/{todo} hidden commands ({step.loc})")
-            result = self.execute(index, step, visible=False, quietly=True)
-            failed += result is not None and result.verdict.status is Status.FAIL
-            while (key := self.keys.read(timeout=0)) is not None:
-                if key == "Q":
-                    raise Quit(0)
-            if not self.session.alive:
-                return
-        self.channel.progress(None)
-        if failed:
-            self.channel.say(f"{failed} of {todo} earlier commands failed while catching up (d: the last)")
+        skipped: list[tuple[SourceLoc, str]] = []
+        cut: list[SourceLoc] = []
+        try:
+            for index, step, action in self.engine.walk(start, stop):
+                if action is not Action.RUN:
+                    continue
+                done += 1
+                endless = never_ends(step.text)
+                if endless is not None and endless.first:
+                    skipped.append((step.loc, endless.reason))
+                    continue
+                self.channel.progress(f"catching up: {done}/{todo} hidden commands ({step.loc})")
+                result = self.execute(index, bounded(step, self.catch_up_limit, endless),
+                                      visible=False, quietly=True)
+                outcome = result.outcome if result is not None else None
+                if outcome is not None and (outcome.timed_out or (outcome.stopped and endless is not None)):
+                    cut.append(step.loc)
+                elif result is not None and result.verdict.status is Status.FAIL:
+                    failed += 1
+                if not self.session.alive:
+                    return
+        finally:
+            self.channel.progress(None)
+        for message in summary(todo, failed, skipped, cut, self.catch_up_limit):
+            self.channel.say(message)
 
     def go_to(self, current: int, target: int) -> int:
         """Forward jumps run what they skip over; backward ones run it again as it comes."""
+        self.opened = 0  # the opening's text is shown again when the show comes back to it
         self.screen.newline_if_needed()
         if target > current:
             self.catch_up(current + 1 if self.completed == current else current, target)
@@ -240,66 +227,95 @@ class Show:
         return BRACED_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), step.text)
 
     def show_command(self, index: int, step: Step) -> None:
-        action = self.offer(index, step, typeout=step.modifiers.typeout, wait=step.modifiers.wait_before)
-        while action == "repeat":
-            self.repeat()
-            action = self.offer(index, step, typeout=False, wait=True)
-        if action == "skip":
-            self.screen.line("(skipped)", DIM)
-            return
-        self.execute(index, step, visible=True)
-        self.completed = index
-        self.history.append(index)
-        if step.modifiers.wait_after and self.session.alive:
-            self.pause(index + 1)
-
-    def offer(self, index: int, step: Step, *, typeout: bool, wait: bool) -> str:
-        """Prompt and command, typed or at once; then what the presenter wants: run, skip or repeat."""
+        """Offer a command (typed, or at once) and run it on RETURN; `-` may run earlier ones first."""
         self.channel.at(self.outline.at(index))
         text = self.shown_text(step)
-        self.screen.prompt()
-        if typeout and not self.type_out(text):
-            self.screen.end_command()
-            return "run"
-        if not typeout:
-            self.screen.command(text)
-        if not wait:
-            self.screen.end_command()
-            return "run"
-
-        def redraw() -> None:
+        typeout = step.modifiers.typeout
+        while True:
+            self.offered.add(index)
             self.screen.prompt()
-            self.screen.command(text)
+            key = self.display(text, typeout=typeout)
+            if not step.modifiers.wait_before:
+                self.screen.end_command()
+                break
+            chosen = self.choose(index, step.loc, text, key)
+            if chosen is None:
+                self.screen.line("(skipped)", DIM)
+                return
+            if chosen == index:
+                break
+            self.execute(chosen, self.steps[chosen], visible=True)
+            typeout = False  # then this command is offered again, under that one's output
+        self.execute(index, step, visible=True)
+        self.completed = index
+        if step.modifiers.wait_after and self.session.alive:
+            self.pause(index + 1, step.loc)
 
-        action = self.wait(redraw, at_command=True)
-        self.screen.end_command()
-        return action
+    def display(self, text: str, *, typeout: bool) -> str | None:
+        """Show a command after its prompt, typed out or at once.
 
-    def type_out(self, text: str) -> bool:
-        """Type at a human pace; any key finishes the typing. False when RETURN asked to run at once."""
+        Any key pressed before it is whole finishes the typing, and that is all RETURN and space
+        do then; another key (`+`, `Q`, `g`...) is returned, for the wait to act on. Every other key
+        pressed until then is forgotten just before the command appears whole.
+        """
+        shown = visible(text)
+        pieces = keystrokes(shown, self.speed) if typeout else [(shown, 0.0)]
         if self.screen.color:
             self.screen.write(BOLD)
         try:
-            for position, char in enumerate(text):
-                self.screen.write(visible(char))
-                key = self.keys.read(timeout=self.delay())
-                if key is None:
-                    continue
-                self.screen.write(visible(text[position + 1:]))
-                if key == ENTER:
-                    return False
-                if key != SPACE:
-                    self.keys.unread(key)
-                return True
-            return True
+            typed = 0
+            key = None
+            for piece, pause in pieces[:-1]:
+                self.screen.write(piece)
+                typed += 1
+                if (key := self.keys.read(timeout=pause)) is not None:
+                    break
+            else:
+                key = self.keys.read(timeout=0)
+            self.keys.discard()
+            self.screen.write("".join(piece for piece, _ in pieces[typed:]))
+            return None if key in (None, ENTER, SPACE) else key
         finally:
             if self.screen.color:
                 self.screen.write(RESET)
 
-    def delay(self) -> float:
-        if self.speed:
-            return random.uniform(0.5, 1.5) / self.speed
-        return random.uniform(*HUMAN_PACE)
+    def choose(self, index: int, where: SourceLoc, text: str | None, key: str | None = None) -> int | None:
+        """At a command (`text` on the screen) or a pause (None): the command to run on RETURN, or None
+        (`+` skips the command; RETURN or `+` at a pause goes on). `-` offers earlier commands, in
+        place of what is offered (`+` takes one back again), so no prompt is left that did not run."""
+        current = index if text is not None else None
+        offered, shown = current, text
+        while True:
+            try:
+                back = self.earlier(index if offered is None else offered) is not None
+                action = self.wait(shown, where, earlier=back, first=key)
+            except Jump:
+                if shown is not None:
+                    self.screen.take_back(shown)
+                raise
+            key = None
+            if action == "repeat":
+                if shown is not None:
+                    self.screen.take_back(shown)
+                offered = self.earlier(index if offered is None else offered)
+                assert offered is not None  # wait() offers `-` only when there is one
+                shown = self.shown_text(self.steps[offered])
+                self.screen.prompt()
+                self.display(shown, typeout=False)
+            elif action == "skip" and offered != current:
+                self.screen.take_back(shown or "")
+                offered, shown = current, text
+                if text is not None:
+                    self.screen.prompt()
+                    self.display(text, typeout=False)
+            else:
+                if shown is not None:
+                    self.screen.end_command()
+                return offered if action == "run" else None
+
+    def earlier(self, before: int) -> int | None:
+        """The command shown last before step `before`, run or skipped, for `-`."""
+        return max((i for i in self.offered if i < before), default=None)
 
     def execute(self, index: int, step: Step, *, visible: bool, quietly: bool = False) -> StepResult | None:
         """Run one command, shown live with its keys, or hidden as setup; mark what did not go as written.
@@ -309,217 +325,132 @@ class Show:
         self.listener.visible = visible
         self.last_visible = visible
         self.typeahead.start(self.keys.take_pending() if visible else [])
+        ended_before = len(self.engine.shells_ended)
         try:
             if visible:
                 result = self.engine.execute(index, live_step(step), interactive=True)
             else:
-                with interrupts(lambda: self.session), self.keys.signals():
+                with interrupts(lambda: self.session, self.engine.running, self.channel.post), self.keys.signals():
                     result = self.engine.execute(index, step, interactive=False)
         except DemorunError as exc:
             self.channel.say(str(exc))
             return None
         finally:
             self.listener.visible = False
+            if not visible:
+                self.keys.discard()  # keys pressed while it ran hidden answer nothing on the screen
         if result.outcome is not None:
             self.timings.command(result.outcome.duration)
             self.ran += visible
-        if result.verdict.status is Status.FAIL and not (visible and self.typeahead.signalled):
+        quiet = len(self.engine.shells_ended) > ended_before and self.ended_quietly(index, step)
+        if result.verdict.status is Status.FAIL and not quiet and not (visible and self.typeahead.signalled):
             self.last_drift = result
             if visible:
                 self.differed += 1
                 self.screen.newline_if_needed()
-                self.screen.line(drift_mark(result), DIM, YELLOW)
+                self.channel.drift(drift_mark(result), str(step.loc))
             elif not quietly:
                 self.channel.say(f"{result.verdict.message} (a hidden command; d: details)")
         if self.typeahead.quit_after:
-            raise Quit(0)
+            raise Quit(0, "Q")
         return result
 
-    def repeat(self) -> None:
-        """`-`: offer the previous command again; `-` once more goes one further back."""
-        back = 1
-        while True:
-            if back > len(self.history):
-                self.channel.tell("(nothing earlier to repeat)")
-                return
-            index = self.history[-back]
-            action = self.offer(index, self.steps[index], typeout=False, wait=True)
-            if action == "repeat":
-                back += 1
-                continue
-            if action == "run":
-                self.execute(index, self.steps[index], visible=True)
-            else:
-                self.screen.line("(skipped)", DIM)
-            return
+    def ended_quietly(self, index: int, step: Step) -> bool:
+        """A nested workshop ended by this command under DEMOSH_QUIET_FAILURE: said on notes only."""
+        scope = min(s for s in step.nested if s in self.engine.shells_ended) if step.nested else None
+        if scope is None or not quiet_exit(self.plan, index, scope):
+            return False
+        self.channel.note(f"{os.path.basename(step.loc.file)}:{step.loc.line} ended quietly "
+                          "(DEMOSH_QUIET_FAILURE); the caller goes on")
+        return True
 
     # Waiting for the presenter.
 
-    def pause(self, index: int) -> None:
-        """A wait that is not before a command (@wait, @waitafter): RETURN or `+` goes on."""
+    def pause(self, index: int, where: SourceLoc) -> None:
+        """A wait that is not before a command (@wait, @waitafter): RETURN or `+` goes on; `-` offers
+        the commands before it, and after one ran the show waits here again."""
         self.channel.at(self.outline.at(index))
-        if not self.keyed and self.screen.empty and not self.screen.status_shown:
-            name = os.path.basename(self.plan.file)
-            self.screen.show_status(f"{name} · RETURN to start · ? for keys")
-        while self.wait(None, at_command=False) == "repeat":
-            self.repeat()
+        if not self.keyed and not self.screen.status_shown:  # also says the hidden setup is over
+            self.channel.cue(f"{os.path.basename(self.plan.file)} · RETURN to start · ? for keys")
+        while (chosen := self.choose(index, where, None)) is not None:
+            self.execute(chosen, self.steps[chosen], visible=True)
 
-    def wait(self, redraw: Callable[[], None] | None, *, at_command: bool) -> str:
-        """Obey keys until one says what comes next: "run", "skip" or "repeat"."""
-        self.channel.at_wait()
+    def wait(self, shown: str | None, where: SourceLoc, *, earlier: bool, first: str | None = None) -> str:
+        """Obey keys until one says what comes next: "run", "skip" or "repeat".
+
+        `shown`: the command on the screen (None at a pause); `where`: the step that waits;
+        `earlier`: whether `-` has one to offer; `first`: a key pressed while the command was
+        being typed. A key read while a message of the presenter's holds a row only puts it
+        away (Q and Ctrl-C still quit).
+        """
+        if self.channel.at_wait(str(where)):
+            first = None  # pressed before the message appeared: it does not answer it
+        try:
+            return self.obey(shown, earlier, first)
+        finally:
+            self.channel.waited()
+
+    def obey(self, shown: str | None, earlier: bool, first: str | None) -> str:
+        """The keys of one wait (see `wait`)."""
         armed_quit = False
         while True:
-            key = self.keys.read()
+            key = first if first is not None else self.keys.key()
+            first = None
             self.keyed = True
-            self.screen.clear_status()
             if key == CTRL_C:
                 if armed_quit:
-                    raise Quit(130)
+                    raise Quit(130, "Ctrl-C")
                 armed_quit = True
                 self.channel.tell("(Ctrl-C again to quit)")
                 continue
             armed_quit = False
+            if key == "Q":
+                raise Quit(0, "Q")
+            if self.screen.message_shown:
+                self.keys.discard()
+                self.screen.clear_status()
+                self.channel.next_message()
+                continue
+            self.screen.clear_status()  # the start cue: the key answers it
             if key == ENTER:
                 return "run"
             if key == "+":
-                return "skip" if at_command else "run"
+                return "skip" if shown is not None else "run"
             if key == "-":
-                return "repeat"
-            if key == "Q":
-                raise Quit(0)
-            if key == "?":
-                self.channel.tell(HELP)
-            elif key == "d":
-                self.show_diff()
-            elif key == "o":
-                self.page_output()
-            elif key == "!":
-                self.shell(redraw)
-            elif key == "g":
-                target = self.pick_section()
-                if target is not None:
-                    raise Jump(target)
+                if earlier:
+                    return "repeat"
+                self.channel.tell("(nothing before this command to offer again)" if shown is not None
+                                  else "(no command before this point to offer again)")
+                continue
+            self.tool(key, shown)
 
-    def show_diff(self) -> None:
-        """`d`: why the last command marked (or a hidden one) did not go as written, over the show."""
-        result = self.last_drift
-        if result is None:
-            self.channel.tell("(every command so far went as written)")
-            return
-        width = self.screen.width - 1
-        lines = [self.screen.style(_cut(visible(result.verdict.message), width), YELLOW)]
-        lines += [self.screen.style(_cut(visible(line), width), *_DIFF_STYLE[diff_line_kind(line)])
-                  for line in result.verdict.details]
-        self.show_page(lines)
-
-    def show_page(self, lines: list[str]) -> None:
-        """Lines over the show; on the audience's terminal they stay until a key puts the show back."""
-        if not self.channel.page_waits_for_key:
-            self.channel.page(lines)
-            return
-        self.channel.page([*lines, "", self.screen.style("(any key: back to the show)", DIM)])
-        try:
-            self.keys.read()
-        finally:
-            self.channel.close_page()
-
-    def page_output(self) -> None:
-        """`o`: the last shown command's output in a pager, from its first line."""
-        if not self.listener.shown_output:
-            self.channel.tell("(no output to show again yet)")
-            return
-        with self.keys.suspended():
-            problem = show_in_pager(bytes(self.listener.shown_output), self.listener.shown_cut)
-        if problem:
-            self.channel.tell(problem)
-
-    def shell(self, redraw: Callable[[], None] | None) -> None:
-        """`!`: the workshop's own shell, with its variables and directory, until the presenter exits it."""
-        self.screen.newline_if_needed()
-        self.screen.line("(the workshop's shell: `exit` or Ctrl-D to come back)", DIM)
-        with self.keys.suspended():
-            self.session.interact_shell(on_output=self.screen.record)
-        # The shell wrote past the screen's bookkeeping: Ctrl-D leaves the cursor after a prompt.
-        self.screen.write("\r\x1b[K")
-        self.screen.line("(back to the show)", DIM)
-        if redraw:
-            redraw()
-
-    def pick_section(self) -> int | None:
-        """`g`: list the sections, read a number or part of a heading; ESC cancels."""
-        choices = [s for s in sections(self.plan) if s.shown]
-        if not choices:
-            self.channel.tell("(no sections to go to)")
-            return None
-        width = self.screen.width - 1
-        lines = [_cut(f"{number:>3}  {visible(section.title)}", width) for number, section in enumerate(choices, 1)]
-        self.channel.page(["go to section:", *lines, ""])
-        try:
-            answer = self.read_line("number or title, RETURN to go, ESC cancels: ")
-        finally:
-            self.channel.close_page()
-        if not answer:
-            return None
-        if answer.isdigit() and 1 <= int(answer) <= len(choices):
-            return choices[int(answer) - 1].index
-        try:
-            return find_section(self.plan, answer).index
-        except DemorunError:
-            self.channel.tell(f"(no section {answer!r})")
-            return None
-
-    def read_line(self, prompt: str) -> str | None:
-        """A short answer typed by the presenter, echoed on their channel only."""
-        typed = ""
-        while True:
-            self.channel.page_input(prompt + typed)
-            key = self.keys.read()
-            if key == ENTER:
-                return typed.strip()
-            if key in (ESCAPE, CTRL_C, CTRL_D):
-                return None
-            if key == BACKSPACE:
-                typed = typed[:-1]
-            elif key == SPACE:
-                typed += " "
-            elif len(key) == 1 and key.isprintable():
-                typed += key
-
-
-def live_step(step: Step) -> Step:
-    """A command as the live show runs it: `@stop-after` ones run until the presenter stops them.
-
-    A `##` block that matches says the command did what the author saw, so its exit status
-    alone (`kubectl logs` of a pod still starting, shown on purpose) is no drift on stage.
-    """
-    modifiers = step.modifiers
-    if modifiers.stop_after is not None:
-        modifiers = modifiers._replace(stop_after=None, exit=None)
-    elif step.expected is not None and modifiers.exit == 0:
-        modifiers = modifiers._replace(exit=None)
-    return step if modifiers is step.modifiers else step._replace(modifiers=modifiers)
-
-
-def drift_mark(result: StepResult) -> str:
-    """The discreet line under a command that did not go as written: what, in a few words."""
-    reason = result.verdict.message.removeprefix(f"{result.step.loc}: ")
-    reason = reason.split(" from ## block", 1)[0]
-    if len(reason) > 50:
-        reason = reason[:49] + "…"
-    return f"≠ {reason} (d: {'diff' if reason.startswith('output differs') else 'details'})"
-
-
-_DIFF_STYLE = {"header": (DIM,), "hunk": (DIM,), "added": (GREEN,), "removed": (RED,), "": ()}
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+    def tool(self, key: str, shown: str | None) -> None:
+        """The keys that open something over the show and come back to the same wait."""
+        if key == "?":
+            self.channel.tell(HELP)
+        elif key == "d":
+            self.desk.show_diff(self.last_drift)
+        elif key == "o":
+            self.desk.page_output(bytes(self.listener.shown_output), self.listener.shown_cut)
+        elif key == "!":
+            self.desk.shell(self.screen.record)
+            if shown is not None:
+                self.screen.prompt()
+                self.display(shown, typeout=False)
+        elif key == "g":
+            target = self.desk.pick_section()
+            if target is not None:
+                raise Jump(target)
 
 
 def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, keys: Keyboard, channel: Channel,
              clock: Timings, guard_env: Mapping[str, str], size: os.terminal_size, speed: float | None,
-             start: int, timeout: float | None) -> tuple[int, Redactor]:
-    """The show from step `start` on, in a bash of its own: the exit status, and what the recording must mask."""
+             start: int, opened: int, timeout: float | None,
+             catch_up_limit: float | None) -> tuple[int, Redactor]:
+    """The show from step `start` on, in a bash of its own: the exit status, and what the recording must mask.
+
+    `opened`: the opening already showed the text of the steps before it (their commands run here).
+    """
     default_timeout = effective_timeout(timeout, config)
     listener = LiveListener(screen)
     redact = Redactor()
@@ -528,12 +459,14 @@ def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, key
         engine = Engine(plan, session, listeners=[listener], policy=Policy(
             check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
             secret_names=config.secrets))
-        show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock)
+        show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock,
+                    catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT)
         try:
-            code = show.present(start)
+            code = show.present(start, opened)
         except Quit as quit_:
             screen.clear_status()
             screen.newline_if_needed()
+            channel.finish([show.ended_by(quit_.how)])
             code = quit_.code
         except (Aborted, EOFError) as exc:
             with suppress(OSError):

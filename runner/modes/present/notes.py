@@ -75,8 +75,9 @@ class Outline:
 class Channel:
     """The presenter's messages on the audience's own terminal: a status line, or a page over it.
 
-    The status line takes the cursor's row only while the show waits for a key, so it never
-    collides with output; what is said meanwhile is kept for the next wait.
+    The status line shows only while the show waits for a key, so it never collides with
+    output; what is said meanwhile is kept for the next wait, and shown one message at a time,
+    each until a key puts it away.
     """
 
     page_waits_for_key = True  # a page covers the show, so the presenter dismisses it
@@ -93,6 +94,21 @@ class Channel:
         """A message now: the show is waiting for a key, which erases it."""
         self.screen.show_status(text)
 
+    def post(self, text: str) -> None:
+        """A message from a signal handler: only kept (drawing could meet a draw it interrupted)."""
+        self.queued.append(text)
+
+    def note(self, text: str) -> None:
+        """Something only a notes terminal shows: the audience's screen has no room for it."""
+
+    def cue(self, text: str) -> None:
+        """What the first key at the show's first pause answers: the next key erases it."""
+        self.screen.show_status(text, message=False)
+
+    def drift(self, mark: str, where: str) -> None:
+        """The mark under a command (at `where`) that did not go as written: dim, never recorded."""
+        self.screen.aside(mark, DIM, YELLOW)
+
     def progress(self, text: str | None) -> None:
         """How far a long stretch without keys has come (None: it is over)."""
         if text is None:
@@ -100,11 +116,22 @@ class Channel:
         else:
             self.screen.show_status(text)
 
-    def at_wait(self) -> None:
-        """The show waits for a key: what was said meanwhile shows now."""
-        if self.queued:
-            self.screen.show_status(" · ".join(self.queued))
-            self.queued.clear()
+    def at_wait(self, where: str) -> bool:
+        """The show waits for a key at `where`: the first message said meanwhile shows now; whether one did."""
+        return self.next_message()
+
+    def waited(self) -> None:
+        """The key the show waited for came."""
+
+    def next_message(self) -> bool:
+        """Show the next message said meanwhile, if there is one; whether there was."""
+        if not self.queued:
+            return False
+        text = visible(self.queued.pop(0))
+        more = f"  (+{len(self.queued)} more)" if self.queued else ""
+        room = self.screen.width - 1 - len(more)
+        self.screen.show_status((text if len(text) <= room else text[:max(0, room - 1)] + "…") + more)
+        return True
 
     def page(self, lines: list[str]) -> None:
         self.screen.open_page(lines)
@@ -119,9 +146,9 @@ class Channel:
         """The show moved; only a notes terminal shows where."""
 
     def finish(self, lines: list[str]) -> None:
-        """The end of the show: the show is over, so its last lines may stay on the screen."""
+        """The end of the show: its last lines stay on the screen, out of the recording."""
         for line in lines:
-            self.screen.line(line, DIM)
+            self.screen.aside(line, DIM)
 
     def close(self) -> None:
         """Nothing to let go of."""
@@ -149,7 +176,9 @@ class NotesChannel(Channel):
         self.page_lines: list[str] = []
         self.input: str | None = None
         self.progress_line: str | None = None
+        self.waiting: str | None = None  # where the show waits for a key, while it does
         self.ending: list[str] = []
+        self._posted: list[str] = []  # said from a signal handler, moved to messages at the next draw
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._started = time.monotonic()
@@ -162,14 +191,36 @@ class NotesChannel(Channel):
         self.draw()
 
     tell = say
+    note = say
+
+    def cue(self, text: str) -> None:
+        """The panel says where the show waits: the audience's screen stays the show's alone."""
+
+    def post(self, text: str) -> None:
+        self._posted.append(text)  # no lock: the handler may have interrupted a draw holding it
+
+    def drift(self, mark: str, where: str) -> None:
+        self.say(f"{where}: {mark}")
 
     def progress(self, text: str | None) -> None:
         with self._lock:
             self.progress_line = text
         self.draw()
 
-    def at_wait(self) -> None:
-        """Messages show as they come."""
+    def next_message(self) -> bool:
+        """Messages show as they come: none waits for a key."""
+        return False
+
+    def at_wait(self, where: str) -> bool:
+        with self._lock:
+            self.waiting = where
+        self.draw()
+        return False
+
+    def waited(self) -> None:
+        with self._lock:
+            self.waiting = None
+        self.draw()
 
     def page(self, lines: list[str]) -> None:
         with self._lock:
@@ -217,7 +268,8 @@ class NotesChannel(Channel):
         out = [self._style(f"{os.path.basename(self.file)}  ·  {duration(time.monotonic() - self._started)}", BOLD)]
         p = self.position
         if p is not None:
-            where = f"section {p.section_number}/{p.sections}: {visible(p.section)}" if p.section_number else "(setup)"
+            where = f"section {p.section_number}/{p.sections}: {visible(p.section or '')}" \
+                if p.section_number else "(setup)"
             out.append(where)
             if p.next_command is not None:
                 out.append(f"step {p.step}/{p.steps}  next: " + visible(p.next_command.splitlines()[0]))
@@ -225,6 +277,8 @@ class NotesChannel(Channel):
                 out.append(f"no command left of {p.steps}")
             for note in p.notes:
                 out.append(self._style(f"▸ {visible(note)}", YELLOW))
+        if self.waiting is not None:
+            out.append(self._style(f"waiting for you at {visible(self.waiting)}", BOLD))
         out.append("")
         current = self.timings.current()
         for s in self.timings.sections():
@@ -250,6 +304,8 @@ class NotesChannel(Channel):
         with self._lock:
             if self.fd < 0:
                 return
+            while self._posted:
+                self.messages.append(self._posted.pop(0))
             rows, cols = self._size(self.fd) or (24, 80)
             lines = self.lines()
             if len(lines) > rows - 1:  # keep the top (where the show is) and the latest messages

@@ -19,21 +19,26 @@ _TEXT = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR, Kind.NOTE})
 def opening(plan: Plan) -> int:
     """How many steps from the start can be shown before the shell is up.
 
-    Text, and what passes over text, until the first step that needs the shell: a command,
-    a hook, a wait, an @print, or text under an @ifhook (its variable is the shell's).
-    Decided as the engine decides (runner/engine/walk.py), which this must not import.
+    Text, and what passes over text, until the first step that needs the shell to be shown: a
+    shown command, a hook, a wait, an @print, or text under an @ifhook (its variable is the
+    shell's). Commands that are not shown (setup before the first @SHOW, @SKIP parts) show
+    nothing, whatever they do: the show runs them once the shell is up, before anything that
+    comes after the opening, so the audience reads the opening meanwhile. Decided as the engine
+    decides (runner/engine/walk.py), which this must not import.
     """
     for index, step in enumerate(plan.steps):
+        if step.kind is Kind.COMMAND and step.visibility is not Visibility.SHOW:
+            continue
         if step.kind not in _TEXT or (step.if_hooks and step.visibility is not Visibility.SKIP):
             return index
     return len(plan.steps)
 
 
 def show_opening(plan: Plan, screen: Screen, clock: Timings) -> int:
-    """Show the opening steps (see `opening`); the index of the first step the show goes on from."""
+    """Show the opening's text (see `opening`); the index of the first step past the opening."""
     end = opening(plan)
     for step in plan.steps[:end]:
-        if step.visibility is Visibility.SKIP or step.kind is Kind.NOTE:
+        if step.visibility is Visibility.SKIP or step.kind in (Kind.NOTE, Kind.COMMAND):
             continue
         if step.kind is Kind.CLEAR:  # @clear acts in hidden parts too, as the engine has it
             clock.at(step)

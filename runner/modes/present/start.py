@@ -11,7 +11,7 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 
 from ...config import load_config
 from ...errors import Aborted, DemorunError, MissingRequirement
@@ -35,12 +35,13 @@ TERMINAL_RESET = "\x1b[0m\x1b[?25h"
 def run_present(file: str, args: list[str], *, speed: float | None, start_at: str | None,
                 record: str | None, timeout: float | None, no_init: bool,
                 cluster: ClusterOptions | None = None,
-                notes: str | None = None, timings: str | None = None) -> int:
+                notes: str | None = None, timings: str | None = None,
+                catch_up_timeout: float | None = None) -> int:
     """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted.
 
     `cluster`: --requires, --kubeconfig and --isolate (None: none given, so no cluster guard);
     `notes`: a terminal for the presenter's channel; `timings`: None, "" to print them at the end,
-    or a path to write them as JSON too.
+    or a path to write them as JSON too; `catch_up_timeout`: each command's limit while catching up.
     """
     if speed is not None and speed <= 0:
         raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
@@ -73,15 +74,14 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
         channel = NotesChannel(screen, notes, file, clock)
     redact: Redactor | None = None
-    guard = nullcontext()
+    guard: AbstractContextManager = nullcontext()
     if cluster is not None:
         from ...cluster.guard import ClusterGuard
 
         guard = ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice)
     try:
         with guard as entered, _ending_signals(), Keyboard(sys.stdin.fileno()) as keys:
-            if not start:
-                start = show_opening(plan, screen, clock)
+            opened = 0 if start else show_opening(plan, screen, clock)
             # The shell, the engine and the checker: loaded while the audience reads the opening.
             from .live import run_show
             from .notes import Channel
@@ -89,7 +89,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
             channel = channel or Channel(screen)
             code, redact = run_show(plan, args, config, screen=screen, keys=keys, channel=channel, clock=clock,
                                     guard_env=entered.env if entered else {}, size=size, speed=speed,
-                                    start=start, timeout=timeout)
+                                    start=start, opened=opened, timeout=timeout, catch_up_limit=catch_up_timeout)
     finally:
         _restore_terminal(screen)
         if recorder:
@@ -98,7 +98,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
                 redact = Redactor()
             recorder.close(redact)
-        if notes:
+        if channel is not None and notes:
             channel.finish(clock.table() if timings is not None else [])
             channel.close()
     if timings is not None:
