@@ -16,7 +16,7 @@ from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
 from .plain import clip_line, clip_output, first_line, plain
-from .summary import file_label, file_status, format_duration
+from .summary import empty_reason, file_label, file_status, format_duration, lint_note, nothing_checked
 
 Redact = Callable[[str], str]
 _COMMENT = re.compile(r"\s*<!--.*?-->\s*", re.S)
@@ -166,7 +166,11 @@ def render_html(report: RunReport, redact: Redact) -> str:
             "skipped": fr.count(Status.SKIP),
             "duration": format_duration(fr.duration),
             "skipped_reason": plain(fr.skipped_reason) if fr.skipped_reason else "",
+            "hints": [plain(hint) for hint in fr.hints],
             "error": plain(fr.error) if fr.error else "",
+            "empty": plain(empty_reason(fr)) if nothing_checked(fr) else "",
+            "lint": [{"loc": str(f.loc), "message": plain(f.message), "code": f.code} for f in fr.lint_errors],
+            "lint_note": lint_note(fr),
             "blocks": _blocks(fr, original, number, markdown),
         })
         for k, result in enumerate(fr.results):
@@ -178,8 +182,13 @@ def render_html(report: RunReport, redact: Redact) -> str:
                     "message": plain(result.verdict.message),
                 })
     totals = {s.value: masked.count(s) for s in Status}
-    broken = any(fr.error for fr in report.files)
-    overall = "fail" if totals["fail"] or broken else "skip" if totals["skip"] and not totals["pass"] else "pass"
+    statuses = {file_status(fr) for fr in report.files}
+    if Status.FAIL in statuses:
+        overall = "fail"
+    elif not totals["pass"] and not totals["updated"]:
+        overall = "skip" if totals["skip"] else "empty"  # nothing checked is not a pass
+    else:
+        overall = "updated" if totals["updated"] else "pass"
     return _ENVIRONMENT.get_template("report.html.j2").render(
         files=files, failures=failures, totals=totals, overall=overall,
         duration=format_duration(masked.duration),
