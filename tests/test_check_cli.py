@@ -336,6 +336,8 @@ def test_update_says_updated_and_its_ending_says_what_is_left_failing(demorun, w
         """)
     result = demorun("check", "--update", path)
     assert result.exit_code == 1  # `false` still fails: no ## block can fix it
+    assert f"FAIL {path}  1 passed, 2 failed, 0 skipped" in result.output  # as checked, before the update
+    assert "(2 ## block(s) out of date)" in result.output
     summary = result.output[result.output.index(f"updated {path}"):]
     assert f"UPDATED {path}:2  echo one  (## block at {path}:3 rewritten with the real output)" in summary
     assert f"UPDATED {path}:11  echo new  (its output written under it as a ## block)" in summary

@@ -382,6 +382,13 @@ def test_run_names_the_outputs_that_differ_without_failing(demorun, workshop):
     assert f"FAIL {path}:14" not in checked.output and f"FAIL {path}:19" not in checked.output
 
 
+def test_a_command_that_failed_is_not_counted_again_as_drift(demorun, workshop):
+    path = workshop("```bash\necho one; false\n## two\n```\n\n```bash\necho three\n## four\n```\n")
+    result = demorun("run", "--keep-going", path)
+    assert result.exit_code == 1
+    assert f"1 output differs from the file: {path}:7; `demorun check` shows how" in result.output
+
+
 def test_run_names_drift_in_the_files_a_workshop_imports(demorun, workshop):
     workshop("```bash\necho helper\n## helped\n```\n", "helper.md")
     path = workshop("<!-- @import helper.md -->\n```bash\necho main\n## elsewhere\n```\n")

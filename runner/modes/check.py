@@ -198,7 +198,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                         continue
                     checks.append(check)
                     secrets |= check.secrets
-                    _progress(check, Redactor(secrets), strict)
+                    _progress(check, Redactor(secrets), strict, update)
                     if check.stopped:
                         aborted = Aborted(check.stopped)
                         break
@@ -263,14 +263,20 @@ def _say_left_out(paths: list[str], verbose: bool) -> None:
             _echo(f"demorun: {file}: not a workshop: {reason}", err=True)
 
 
-def _progress(check: FileCheck, redact: Redactor, strict: bool) -> None:
-    """A file's line as it finishes, after its lint errors when they were not said as it started."""
+def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) -> None:
+    """A file's line as it finishes, after its lint errors when they were not said as it started;
+    with --update, how many of its blocks are to be written once every file is checked."""
     report = check.report
     if not check.said and report.findings:
         goes_on = "--strict fails the file on them" if strict else "the check went on (--strict would fail it)"
         for line in said_before(report.file, report.findings, None, goes_on=goes_on):
             _echo(line, err=True)
-    _echo(redact("\n".join(file_progress_lines(report))))
+    lines = file_progress_lines(report)
+    if update and check.config is not None:
+        options = _verify_options(check.config)
+        count = sum(1 for r in report.results if _edit_for(r, options, redact) is not None)
+        lines[0] += f"  ({count} ## block(s) out of date)" if count else ""
+    _echo(redact("\n".join(lines)))
 
 
 def skips_failed(report: FileReport) -> FileReport:
