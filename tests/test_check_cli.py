@@ -404,3 +404,28 @@ def test_a_known_tool_gets_its_install_hint(demorun, workshop, tmp_path):
     result = demorun("check", path, env={"PATH": _only_bash(tmp_path)})  # no k3d, whatever the machine has
     assert "k3d is not installed here (install it: https://k3d.io" in result.output
     assert "<!-- @requires k3d -->" in result.output
+
+
+def test_many_lint_errors_are_said_up_to_twenty_then_counted(demorun, workshop):
+    path = workshop("".join(f"<!-- @exit maybe{n} -->\n```bash\necho {n}\n```\n" for n in range(30)))
+    result = demorun("check", path)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("[malformed-directive]") == 20
+    assert f"… and 10 more: `demorun lint {path}` lists them all" in result.output
+    assert "30 lint errors" in result.output.splitlines()[-1]
+
+
+def test_a_signal_while_update_writes_still_leaves_the_reports(demorun, workshop, tmp_path, monkeypatch):
+    import signal
+
+    import runner.modes.check as check
+    from runner.errors import Aborted
+
+    def stopped(*args, **kwargs):
+        raise Aborted(signal.SIGTERM)
+
+    monkeypatch.setattr(check, "apply_updates", stopped)
+    path = workshop("```bash\necho one\n## two\n```\n")
+    result = demorun("check", "--update", "--junit", str(tmp_path / "j.xml"), path)
+    assert result.exit_code == 143
+    assert "terminated (SIGTERM); reports written" in result.output and (tmp_path / "j.xml").exists()

@@ -244,3 +244,20 @@ def test_a_command_printing_a_table_is_no_pasted_output(tmp_path):
         ```
     """)
     assert "output-in-fence" not in _by_code(lint("--no-init", path))
+
+
+def test_unknown_names_cost_time_in_line_with_the_file(tmp_path):
+    import time
+
+    from runner.modes.preamble import unknown_names
+    from runner.parse.workshop import parse_text
+
+    def timed(n: int) -> float:
+        text = "".join(f"<!-- @no_such_name_{i} -->\n```bash\necho {i}\n```\n" for i in range(n))
+        plan = parse_text(text, str(tmp_path / "w.md"))
+        started = time.perf_counter()
+        assert len(unknown_names([plan])) == n
+        return time.perf_counter() - started
+
+    small, large = min(timed(300) for _ in range(2)), min(timed(3_000) for _ in range(2))
+    assert large < small * 10 * 3  # ten times the names and commands, well under thirty times the time

@@ -43,12 +43,13 @@ def test_the_errors_come_on_a_page_before_the_first_screen_and_never_reach_the_r
     assert "SHWO" not in (tmp_path / "talk.cast").read_text()
 
 
-def test_q_on_the_page_stops_before_the_show(terminal, tmp_path):  # noqa: F811
+@pytest.mark.parametrize(("key", "code"), [("q", 0), ("C-c", 130)])
+def test_q_or_ctrl_c_on_the_page_stops_before_the_show(terminal, tmp_path, key, code):  # noqa: F811
     term = _present(terminal, tmp_path)
     term.wait_text("did you mean @SHOW?")
-    term.keys("q")
-    status, shown = term.finished()
-    assert status == 0 and "OPENING-WORDS" not in term.screen()
+    term.keys(key)
+    status, _ = term.finished()
+    assert status == code and "OPENING-WORDS" not in term.screen()
 
 
 def test_with_notes_the_errors_go_to_the_notes_terminal_and_the_show_starts(terminal, tmp_path):  # noqa: F811

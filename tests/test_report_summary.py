@@ -157,3 +157,11 @@ def test_a_skipped_file_lists_how_to_get_each_tool():
     fr = FileReport("k.md", (), 0.0, skipped_reason="missing tool k3d (@requires at k.md:1)",
                     hints=("k3d: not on PATH (@requires at k.md:1); install it: https://k3d.io/#installation",))
     assert file_progress_lines(fr)[1] == "  - k3d: not on PATH (@requires at k.md:1); install it: https://k3d.io/#installation"
+
+
+def test_under_strict_many_lint_errors_are_listed_up_to_twenty_then_counted():
+    findings = tuple(_lint_error("w.md", n) for n in range(1, 31))
+    fr = FileReport("w.md", (_result("w.md", 40, Status.PASS),), 0.5, findings=findings, strict=True)
+    text = render_summary(RunReport((fr,), 0.5), Redactor(), color=False)
+    assert text.count("LINT w.md:") == 20
+    assert "LINT … and 10 more in w.md: `demorun lint w.md` lists them all" in text

@@ -216,9 +216,10 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         redact = Redactor(secrets)
         problems: list[DemorunError] = []
         if update and not aborted:
-            reports, problems = _update(reports, {c.report.file: c.config for c in checks if c.config is not None},
-                                        redact, {f: p for c in checks for f, p in c.fingerprints.items()},
-                                        show_diff=show_diff)
+            try:
+                reports, problems = _update(reports, checks, redact, show_diff=show_diff)
+            except Aborted as exc:  # each file is written whole or not at all; the reports say what was checked
+                aborted = exc
         run = RunReport(tuple(reports), time.monotonic() - started)
         # Reports first: after SIGHUP nobody may be reading the terminal.
         _write_artefacts(run, redact, junit=junit, html=html)
@@ -333,10 +334,12 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
             click.echo(line)
 
 
-def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redactor,
-            fingerprints: dict[str, str], *, show_diff: bool) -> tuple[list[FileReport], list[DemorunError]]:
+def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor, *,
+            show_diff: bool) -> tuple[list[FileReport], list[DemorunError]]:
     """Write real output back as `##` lines, secrets as ***: the reports with what was written as
     UPDATED, and the files that could not be written (each file on its own: one never stops another)."""
+    configs = {c.report.file: c.config for c in checks if c.config is not None}
+    fingerprints = {file: print_ for c in checks for file, print_ in c.fingerprints.items()}
     edits: dict[str, dict[int, OutputEdit]] = {}
     for report in reports:
         if report.error or report.file not in configs:

@@ -17,13 +17,15 @@ from ..parse.workshop import BLOCKING
 
 UNKNOWN_DIRECTIVE = "unknown-directive"  # a typo of a directive: an error
 UNDEFINED_MACRO = "undefined-macro"  # some other unknown `@name`: a warning, as demosh ran it as a command
+SHOWN = 20  # findings said one by one before a run; the rest are counted (lint lists them all)
+# What makes a name a command of the session's own: `name()`, `function name`, `alias name=`.
+_DEFINES = re.compile(r"(?:^|[\s;&|(])([\w.:-]+)\s*\(\s*\)|\bfunction\s+([\w.:-]+)|\balias\s+([\w.:-]+)=", re.M)
 
 
-def _defined_in(plans: Sequence[Plan], name: str) -> bool:
-    """Whether a command of these plans defines `name` as a function or an alias for the session."""
-    word = re.escape(name)
-    pattern = re.compile(rf"(?:^|[\s;&|(]){word}\s*\(\s*\)|\bfunction\s+{word}\b|\balias\s+{word}=", re.M)
-    return any(pattern.search(step.text) for plan in plans for step in plan.commands)
+def _defined(plans: Sequence[Plan]) -> set[str]:
+    """The functions and aliases the commands of these plans define for the session, read once."""
+    return {name for plan in plans for step in plan.commands for m in _DEFINES.finditer(step.text)
+            for name in m.groups() if name}
 
 
 def unknown_names(plans: Sequence[Plan]) -> list[Finding]:
@@ -33,6 +35,7 @@ def unknown_names(plans: Sequence[Plan]) -> list[Finding]:
     other name is a warning, since such names usually come from a presenter's init file."""
     findings = []
     seen: set[str] = set()
+    defined: set[str] | None = None  # read when the first unknown name needs it
     for plan in plans:
         for step in plan.steps:
             if step.kind is not Kind.COMMAND or not step.modifiers.optional:
@@ -41,7 +44,10 @@ def unknown_names(plans: Sequence[Plan]) -> list[Finding]:
             if name in seen:
                 continue
             seen.add(name)
-            if on_path(name) or _defined_in(plans, name):
+            if on_path(name):
+                continue
+            defined = _defined(plans) if defined is None else defined
+            if name in defined:
                 continue
             meant = suggest(name)
             gone = f"'@{name}' is no directive, macro or hook, and no command {name!r} is on PATH"
@@ -88,7 +94,9 @@ def said_before(file: str, findings: Iterable[Finding], empty: str | None, *, go
 
     `goes_on` ends the account of errors: what the command does about them."""
     errors = list(findings)
-    lines = [str(f) for f in errors]
+    lines = [str(f) for f in errors[:SHOWN]]
+    if len(errors) > SHOWN:
+        lines.append(f"… and {len(errors) - SHOWN} more: `demorun lint {file}` lists them all")
     if errors:
         lines.append(f"{len(errors)} lint error{'s' if len(errors) != 1 else ''} in {file}; {goes_on}")
     if empty:

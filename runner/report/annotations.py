@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from .plain import clip_line, first_line, plain
-from .summary import nothing_checked
+from .summary import LINT_SHOWN, nothing_checked
 
 # An annotation is read in a narrow box; the full difference is in the log and reports.
 DETAIL_LINE_LIMIT = 30
@@ -121,7 +121,11 @@ def _file_annotations(fr: FileReport, root: str) -> list[str]:
     if nothing_checked(fr):
         lines.append(_command(strictly, plain(fr.empty or "no command ran"), file=path, line=1,
                               title="demorun: nothing to run"))
-    for finding in fr.lint_errors:
+    for finding in fr.lint_errors[:LINT_SHOWN]:
         lines.append(_command(strictly, plain(finding.message), file=repository_path(finding.loc.file, root),
                               line=finding.loc.line, title=f"demorun lint: {finding.code}"))
+    more = len(fr.lint_errors) - LINT_SHOWN
+    if more > 0:
+        lines.append(_command(strictly, f"and {more} more lint errors: `demorun lint {fr.file}` lists them all",
+                              file=path, line=1, title="demorun lint"))
     return lines

@@ -14,6 +14,7 @@ from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
 from .plain import clip_line, first_line, plain
 
+LINT_SHOWN = 20  # lint errors listed one by one per file; the rest are counted (`demorun lint` lists all)
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow", Status.UPDATED: "cyan",
           Status.EMPTY: "yellow"}
 STRICTLY = "--strict: a failure"
@@ -160,11 +161,14 @@ def _strict_failures(fr: FileReport) -> list[Text]:
         head.append("EMPTY ", style=_STYLE[Status.FAIL])
         head.append(fr.file, style="bold")
         lines += [head, Text(f"  nothing to run: {plain(empty_reason(fr))} ({STRICTLY})")]
-    for finding in fr.lint_errors:
+    for finding in fr.lint_errors[:LINT_SHOWN]:
         head = Text()
         head.append("LINT ", style=_STYLE[Status.FAIL])
         head.append(str(finding.loc), style="bold")
         lines += [head, Text(f"  {clip_line(plain(finding.message))} [{finding.code}] ({STRICTLY})")]
+    more = len(fr.lint_errors) - LINT_SHOWN
+    if more > 0:
+        lines.append(Text(f"LINT … and {more} more in {fr.file}: `demorun lint {fr.file}` lists them all"))
     return lines
 
 

@@ -73,8 +73,9 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         guard = ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice)
     try:
         with guard as entered, _ending_signals(), Keyboard(sys.stdin.fileno()) as keys:
-            if said and not notes and not _read_first(screen, keys, said):
-                return 0
+            stop = _read_first(screen, keys, said) if said and not notes else None
+            if stop is not None:
+                return stop
             if not start:
                 start = show_opening(plan, screen, clock)
             # The shell, the engine and the checker: loaded while the audience reads the opening.
@@ -126,16 +127,17 @@ def _ready(file: str, *, no_init: bool, cluster: ClusterOptions | None, start_at
     return plan, config, start
 
 
-def _read_first(screen: Screen, keys: Keyboard, said: list[str]) -> bool:
+def _read_first(screen: Screen, keys: Keyboard, said: list[str]) -> int | None:
     """Lint's errors (or that nothing will run) on a page of the presenter's own, before the
-    audience's first screen: never recorded, and gone when a key is pressed. False for q."""
+    audience's first screen: never recorded, and gone when a key is pressed. None to start the
+    show; the exit code for q (0) or Ctrl-C (130), which stop here."""
     screen.open_page([*(visible(line) for line in said), "",
                       screen.style("RETURN (any key): start the show · q: stop here", DIM)])
     try:
         key = keys.read()
     finally:
         screen.close_page()
-    return key not in ("q", "Q", CTRL_C)
+    return 0 if key in ("q", "Q") else 130 if key == CTRL_C else None
 
 
 @contextmanager
