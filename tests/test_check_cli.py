@@ -366,7 +366,8 @@ def test_a_skipped_file_carries_the_install_hints_run_prints(demorun, workshop, 
         ```
         """)
     env = {"PATH": _only_bash(tmp_path)}  # no k3d, whatever this machine has
-    result = demorun("check", path, env=env)
+    result = demorun("check", "--junit", str(tmp_path / "j.xml"), path, env=env)
+    assert "https://k3d.io" in (tmp_path / "j.xml").read_text()
     ran = demorun("run", path, env=env)
     hints = [line for line in ran.output.splitlines() if line.startswith("  - ")]
     assert len(hints) >= 2 and all(line in result.output for line in hints), result.output

@@ -57,7 +57,8 @@ def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
         )
         failure.text = _xml(_failure_text(result))
     elif verdict.status is Status.SKIP:
-        ET.SubElement(case, "skipped", message=_xml(verdict.message or fr.skipped_reason or ""))
+        skipped = ET.SubElement(case, "skipped", message=_xml(verdict.message or fr.skipped_reason or ""))
+        skipped.text = _xml("\n".join(fr.hints)) or None  # a file skipped for a missing tool: how to get it
     elif verdict.status is Status.UPDATED:
         # JUnit has no word for it: a passing case (it matches the file now) that says what was written.
         properties = ET.SubElement(case, "properties")
