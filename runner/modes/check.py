@@ -20,7 +20,7 @@ from ..engine.core import Engine, Policy
 from ..engine.listener import Listener
 from ..engine.signals import interrupts
 from ..errors import Aborted, ConfigError, DemorunError, ParseError
-from ..model import Kind, Plan
+from ..model import Finding, Kind, Plan
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
 from ..results import FileReport, RunReport, Status, StepResult, Verdict
@@ -116,7 +116,7 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
     return FileCheck(report, found, config, fingerprints, stopped.signum if stopped else None)
 
 
-def _say_before(file: str, findings, strict: bool) -> None:
+def _say_before(file: str, findings: Sequence[Finding], strict: bool) -> None:
     goes_on = "--strict fails the file on them" if strict else "the check goes on (--strict would fail it)"
     for line in said_before(file, findings, None, goes_on=goes_on):
         _echo(line, err=True)
