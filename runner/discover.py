@@ -22,7 +22,9 @@ def find_workshops(paths: list[str], *, scripts: bool) -> list[tuple[str, bool]]
             below = _walk(path, scripts)
             if not below:
                 kinds = "*.md with a bash fence, no *.sh" if scripts else "*.md with a bash fence"
-                raise ParseError(f"no workshops in {path!r} (no {kinds})")
+                others = len(not_workshops([path]))
+                besides = f"; {others} Markdown file(s) without one: `check -v` says why" if others else ""
+                raise ParseError(f"no workshops in {path!r} (no {kinds}{besides})")
             found += [(file, False) for file in below]
         elif os.path.lexists(path):
             found.append((path, True))
@@ -52,6 +54,18 @@ def is_workshop(path: str, scripts: bool) -> bool:
             return has_runnable_fence(f.read())
     except OSError:
         return True  # unreadable: let the parser say why
+
+
+def not_workshops(paths: list[str]) -> list[str]:
+    """The Markdown files below the folders in `paths` with no runnable fence: not workshops."""
+    found = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+                found += [os.path.join(root, name) for name in sorted(files) if name.lower().endswith(".md")
+                          and not is_workshop(os.path.join(root, name), False)]
+    return found
 
 
 def scripts_below(paths: list[str]) -> list[str]:

@@ -98,6 +98,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if id(item) not in dropped]
 
 
+class DemorunWarning(pytest.PytestWarning):
+    """What `demorun check` says before it runs a workshop: a lint error, or that it has nothing to run.
+
+    A warning, so pytest's summary shows it without `-rs`; `-W error::runner.pytest_plugin.DemorunWarning`
+    makes it fail the run, as `check --strict` does."""
+
+
 class WorkshopFile(pytest.File):
     """A workshop: its commands are the tests; its one session opens at the first and closes after the last."""
 
@@ -107,6 +114,7 @@ class WorkshopFile(pytest.File):
         from .config import load_config
         from .errors import DemorunError
         from .model import Kind
+        from .modes.preamble import nothing_to_run, said_before, start_findings
         from .modes.setup import load_plan
 
         options = self.config.stash[_OPTIONS]
@@ -117,6 +125,11 @@ class WorkshopFile(pytest.File):
             # Reported as an error, as `check` does, without stopping the other workshops.
             yield BrokenWorkshop.from_parent(self, name="workshop", message=str(exc))
             return
+        # A folder's files with nothing to run are not workshops; one named by --demorun is said to be empty.
+        empty = nothing_to_run(self.plan) if os.path.abspath(self.path) in options.roots else None
+        for line in said_before(self.plan.file, start_findings(self.plan), empty,
+                                goes_on="its commands run all the same"):
+            self.warn(DemorunWarning(line))
         names: set[str] = set()
         for index, step in enumerate(self.plan.steps):
             if step.kind is Kind.COMMAND:
@@ -185,19 +198,22 @@ class _Run:
     def result(self, index: int):
         """The result of the command at `index`, running the commands before it that have not run."""
         from .engine.walk import Action
+        from .modes.missing_tools import explained
 
         if self.skipped is not None:
             return next(r for r in self.skipped.results if r.index == index)
+        engine = self.engine
+        assert engine is not None, "asked for a result of a session that did not start"
         produced = None
-        for i, step, action in self.engine.walk(self.position, index + 1):
+        for i, step, action in engine.walk(self.position, index + 1):
             if action is Action.RUN:
-                result = self.engine.execute(i, step)
+                result = engine.execute(i, step)
                 if i == index:
                     produced = result
             elif action is Action.HOOK:
-                self.engine.run_hook(step)
+                engine.run_hook(step)
         self.position = max(self.position, index + 1)
-        return produced or next(r for r in reversed(self.engine.results) if r.index == index)
+        return explained(produced or next(r for r in reversed(engine.results) if r.index == index), self.plan)
 
     def redact(self, text: str) -> str:
         return self.engine.redactor()(text) if self.engine is not None else text
@@ -212,20 +228,24 @@ class WorkshopItem(pytest.Item):
     def __init__(self, *, index: int, **kwargs):
         super().__init__(**kwargs)
         self.index = index
-        self.step = self.parent.plan.steps[index]
+        parent = self.parent
+        assert isinstance(parent, WorkshopFile), "a workshop's command belongs to its file"
+        self.workshop = parent
+        self.step = self.workshop.plan.steps[index]
         self.add_marker("demorun")
 
     def runtest(self) -> None:
         from .results import Status
 
-        run = self.parent.run()
+        run = self.workshop.run()
         if run.error is not None:
             raise WorkshopError(run.error)
         result = run.result(self.index)
         if result.outcome is not None and result.outcome.output:
             self.add_report_section("call", "output", run.redact(result.outcome.output))
         if result.verdict.status is Status.SKIP:
-            _skip(run.redact(result.verdict.message))
+            hints = run.skipped.hints if run.skipped is not None else ()
+            _skip(run.redact("\n  - ".join([result.verdict.message, *hints])))
         if result.verdict.status is Status.FAIL:
             from .report.summary import failure_text
 
@@ -237,7 +257,7 @@ class WorkshopItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, self.step.loc.line - 1 if self.step.loc.file == self.parent.plan.file else None, \
+        return self.path, self.step.loc.line - 1 if self.step.loc.file == self.workshop.plan.file else None, \
             f"{self.step.loc}: {self.step.text.splitlines()[0] if self.step.text else ''}"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
-from .model import Plan, SourceLoc, Step
+from .model import Finding, Plan, Severity, SourceLoc, Step
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Outcome:
     stopped: bool = False  # @stop-after ended it, which counts as success
     recovery: str | None = None  # "interrupted" | "killed" | "restarted"
     state_lost: bool = False  # the shell was restarted: variables, cwd gone
+    limit: float | None = None  # seconds it was allowed, when it timed out
 
 
 class Escalation(IntEnum):
@@ -34,9 +35,13 @@ class Escalation(IntEnum):
 
 
 class Status(str, Enum):
+    """A verdict's word: for a command, and (file_status in runner.report.summary) for a file."""
+
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
+    UPDATED = "updated"  # `check --update` wrote this command's real output as its `##` block
+    EMPTY = "empty"  # files only: nothing in it can run, so nothing was checked
 
 
 @dataclass(frozen=True)
@@ -68,8 +73,14 @@ class Verdict:
 class StepResult:
     step: Step
     verdict: Verdict
-    outcome: Outcome | None = None  # None when the step did not run
+    outcome: Outcome | None = None  # None when the step did not run, or was stopped from outside
     index: int = -1  # the step's position in its plan
+    stopped_after: float = 0.0  # seconds a command ran before a signal stopped the run (it has no outcome)
+
+    @property
+    def elapsed(self) -> float:
+        """How long the command ran: its outcome's time, or until the run was stopped."""
+        return self.outcome.duration if self.outcome is not None else self.stopped_after
 
 
 @dataclass(frozen=True)
@@ -82,9 +93,17 @@ class FileReport:
     error: str | None = None  # it could not be parsed or configured, so nothing in it ran
     notices: tuple[tuple[SourceLoc, str], ...] = ()  # warnings that did not fail a command (a restart)
     interrupted: str | None = None  # the signal that ended the run before this file finished
+    empty: str | None = None  # why nothing in it can run (no runnable command), and the fences it has
+    findings: tuple[Finding, ...] = ()  # lint's errors, said before it ran
+    strict: bool = False  # checked with --strict: lint errors, an empty file and skips fail it
+    hints: tuple[str, ...] = ()  # how to get what a skipped file lacks, one line per tool
 
     def count(self, status: Status) -> int:
         return sum(1 for r in self.results if r.verdict.status is status)
+
+    @property
+    def lint_errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.ERROR)
 
 
 @dataclass(frozen=True)

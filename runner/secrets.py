@@ -268,13 +268,16 @@ def _redact_plan(plan: Plan, redact: Callable[[str], str]) -> Plan:
 
 
 def redact_file(report: FileReport, redact: Callable[[str], str]) -> FileReport:
-    """A file report with its results, plan and skip reason passed through redact."""
+    """A file report with its results, plan, skip reason, lint errors and other words passed through redact."""
     return dataclasses.replace(
         report,
         results=tuple(redact_result(r, redact) for r in report.results),
         skipped_reason=None if report.skipped_reason is None else redact(report.skipped_reason),
         plan=None if report.plan is None else _redact_plan(report.plan, redact),
         error=None if report.error is None else redact(report.error),
+        empty=None if report.empty is None else redact(report.empty),
+        findings=tuple(dataclasses.replace(f, message=redact(f.message)) for f in report.findings),
+        hints=tuple(map(redact, report.hints)),
     )
 
 

@@ -1,6 +1,8 @@
 """`demorun check`: statuses and `##` output checked end to end, reports, and --update."""
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -220,3 +222,211 @@ def test_update_writes_secrets_as_stars_and_they_match_again(demorun, workshop):
     assert text.count("hunter2-but-longer") == 1  # only where the workshop itself sets it
     again = demorun("check", path)
     assert again.exit_code == 0, again.output
+
+
+# Nothing checked is not a pass.
+
+GITHUB_README = """
+# A tool
+
+Install it and look:
+
+```console
+$ kubectl get pods
+NAME   READY
+```
+
+```
+kubectl apply -f app.yaml
+```
+"""
+
+
+def test_a_file_with_nothing_to_run_is_empty_says_where_its_fences_are_and_fails_strict(demorun, workshop, tmp_path):
+    path = workshop(GITHUB_README, "README.md")
+    result = demorun("check", "--junit", str(tmp_path / "j.xml"), path)
+    assert result.exit_code == 0, result.output
+    assert "PASS" not in result.output
+    assert (f"EMPTY {path}  nothing to run: line 5: ```console fence is not run; use ```bash; "
+            "line 10: bare ``` fence is not run; use ```bash") in result.output
+    assert "1 empty file" in result.output.splitlines()[-1]
+    assert 'skipped="1"' in (tmp_path / "j.xml").read_text()
+    strict = demorun("check", "--strict", "--junit", str(tmp_path / "j.xml"), path)
+    assert strict.exit_code == 1
+    assert "1 empty file (--strict: a failure)" in strict.output.splitlines()[-1]
+    assert 'failures="1"' in (tmp_path / "j.xml").read_text()
+
+
+def test_a_typo_in_a_directive_is_said_once_before_the_run_and_fails_strict(demorun, workshop):
+    path = workshop("""
+        <!-- @SHWO -->
+        <!-- @timout 5s -->
+        ```bash
+        echo hi
+        ## hi
+        ```
+        """)
+    result = demorun("check", path)
+    assert result.exit_code == 0, result.output
+    said = f"{path}:1: error: '@SHWO' is no directive"
+    assert result.output.count(said) == 1 and "did you mean @SHOW?" in result.output
+    assert result.output.index(said) < result.output.index(f"PASS {path}")  # said before the verdict
+    assert f"{path}:2: error:" in result.output and "did you mean @timeout?" in result.output
+    assert "2 lint errors" in result.output.splitlines()[-1]
+    strict = demorun("check", "--strict", path)
+    assert strict.exit_code == 1
+    assert f"FAIL {path}" in strict.output and f"LINT {path}:1" in strict.output
+    assert "2 lint errors (--strict: a failure)" in strict.output.splitlines()[-1]
+
+
+@pytest.mark.parametrize("problem", ["<!-- @expect exakt -->", "<!-- @import no-such-helpers.sh -->"])
+def test_a_malformed_directive_or_a_missing_import_fails_strict(demorun, workshop, problem):
+    path = workshop(f"{problem}\n```bash\necho hi\n## hi\n```\n")
+    result = demorun("check", path)
+    assert result.exit_code == 0 and f"{path}:1: error:" in result.output, result.output
+    assert demorun("check", "--strict", path).exit_code == 1
+
+
+def test_with_j_the_lint_errors_are_said_once_with_their_file(demorun, workshop):
+    first = workshop("<!-- @SHWO -->\n```bash\necho one\n```\n", "one.md")
+    second = workshop("```bash\necho two\n```\n", "two.md")
+    result = demorun("check", "-j", "2", first, second)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("'@SHWO' is no directive") == 1
+    assert result.output.index("'@SHWO'") < result.output.index(f"PASS {first}")
+
+
+def test_a_folder_leaves_out_files_with_nothing_to_run_and_v_says_why(demorun, workshop, tmp_path):
+    workshop("```bash\necho hi\n## hi\n```\n", "docs/tour.md")
+    workshop(GITHUB_README, "docs/README.md")
+    workshop("```bash\n# only a comment\n```\n", "docs/notes.md")
+    quiet = demorun("check", str(tmp_path / "docs"))
+    assert quiet.exit_code == 0, quiet.output
+    assert "README.md" not in quiet.output and "notes.md" not in quiet.output
+    told = demorun("check", "-v", str(tmp_path / "docs"))
+    assert "docs/README.md: not a workshop: no runnable command: line 5: ```console fence" in told.output
+    assert "docs/notes.md: not a workshop: no runnable command: line 1: ```bash fence holds no command" in told.output
+    assert "EMPTY" not in told.output
+
+
+def test_a_folder_with_no_workshop_at_all_is_a_usage_error_saying_what_it_found(demorun, workshop, tmp_path):
+    workshop(GITHUB_README, "docs/README.md")
+    result = demorun("check", str(tmp_path / "docs"))
+    assert result.exit_code == 2
+    assert "no workshops in" in result.output and "1 Markdown file(s) without one" in result.output
+    workshop("```bash\n# only a comment\n```\n", "docs/notes.md")
+    result = demorun("check", str(tmp_path / "docs"))
+    assert result.exit_code == 2 and "have no command in it" in result.output
+
+
+def test_update_says_updated_and_its_ending_says_what_is_left_failing(demorun, workshop):
+    path = workshop("""
+        ```bash
+        echo one
+        ## two
+        ```
+
+        ```bash
+        false
+        ```
+
+        ```bash
+        echo new
+        ```
+        """)
+    result = demorun("check", "--update", path)
+    assert result.exit_code == 1  # `false` still fails: no ## block can fix it
+    assert f"FAIL {path}  1 passed, 2 failed, 0 skipped" in result.output  # as checked, before the update
+    assert "(2 ## block(s) out of date)" in result.output
+    summary = result.output[result.output.index(f"updated {path}"):]
+    assert f"UPDATED {path}:2  echo one  (## block at {path}:3 rewritten with the real output)" in summary
+    assert f"UPDATED {path}:11  echo new  (its output written under it as a ## block)" in summary
+    assert f"FAIL {path}:7  false" in summary and f"FAIL {path}:2" not in summary
+    assert summary.splitlines()[-1].startswith("1 failed, 0 passed, 0 skipped, 2 updated")
+    fixed = workshop("```bash\necho one\n## two\n```\n", "fixed.md")
+    result = demorun("check", "--update", fixed)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith("0 failed, 0 passed, 0 skipped, 1 updated")
+    assert re.search(rf"^UPDATED +{re.escape(fixed)} ", result.output, re.M)  # the table's label
+
+
+def test_update_diff_writes_nothing_so_nothing_is_updated(demorun, workshop):
+    path = workshop("```bash\necho one\n## two\n```\n")
+    result = demorun("check", "--update", "--diff", path)
+    assert result.exit_code == 1 and "UPDATED" not in result.output
+
+
+# Missing tools point at the cure.
+
+def test_a_skipped_file_carries_the_install_hints_run_prints(demorun, workshop, tmp_path):
+    path = workshop("""
+        <!-- @requires k3d surely-not-a-tool-xyz -->
+        ```bash
+        echo hi
+        ```
+        """)
+    env = {"PATH": _only_bash(tmp_path)}  # no k3d, whatever this machine has
+    result = demorun("check", "--junit", str(tmp_path / "j.xml"), path, env=env)
+    assert "https://k3d.io" in (tmp_path / "j.xml").read_text()
+    ran = demorun("run", path, env=env)
+    hints = [line for line in ran.output.splitlines() if line.startswith("  - ")]
+    assert len(hints) >= 2 and all(line in result.output for line in hints), result.output
+    assert "https://k3d.io" in result.output and "install it or add its folder to PATH" in result.output
+
+
+def _only_bash(tmp_path: Path) -> str:
+    """A PATH holding bash and nothing else."""
+    folder = tmp_path / "only-bash"
+    folder.mkdir(exist_ok=True)
+    if not (folder / "bash").exists():
+        (folder / "bash").symlink_to(shutil.which("bash"))
+    return str(folder)
+
+
+@pytest.mark.parametrize(("name", "directive"), [("w.md", "<!-- @requires kubectl-nope -->"),
+                                                 ("w.sh", "#@requires kubectl-nope")])
+def test_a_missing_tool_is_named_with_the_requires_line_that_would_have_skipped_the_file(
+        demorun, workshop, name, directive):
+    body = "kubectl-nope get pods\n"
+    path = workshop(f"```bash\n{body}```\n" if name.endswith(".md") else body, name)
+    result = demorun("check", path)
+    assert result.exit_code == 1
+    assert "kubectl-nope is not installed here" in result.output and directive in result.output
+
+
+def test_a_missing_path_is_named_without_offering_requires(demorun, workshop):
+    path = workshop("```bash\n./setup-cluster.sh\n```\n")
+    result = demorun("check", path)
+    assert "./setup-cluster.sh does not exist" in result.output and "@requires" not in result.output
+
+
+def test_a_known_tool_gets_its_install_hint(demorun, workshop, tmp_path):
+    path = workshop("```bash\nk3d cluster list\n```\n")
+    result = demorun("check", path, env={"PATH": _only_bash(tmp_path)})  # no k3d, whatever the machine has
+    assert "k3d is not installed here (install it: https://k3d.io" in result.output
+    assert "<!-- @requires k3d -->" in result.output
+
+
+def test_many_lint_errors_are_said_up_to_twenty_then_counted(demorun, workshop):
+    path = workshop("".join(f"<!-- @exit maybe{n} -->\n```bash\necho {n}\n```\n" for n in range(30)))
+    result = demorun("check", path)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("[malformed-directive]") == 20
+    assert f"… and 10 more: `demorun lint {path}` lists them all" in result.output
+    assert "30 lint errors" in result.output.splitlines()[-1]
+
+
+def test_a_signal_while_update_writes_still_leaves_the_reports(demorun, workshop, tmp_path, monkeypatch):
+    import signal
+
+    import runner.modes.check as check
+    from runner.errors import Aborted
+
+    def stopped(*args, **kwargs):
+        raise Aborted(signal.SIGTERM)
+
+    monkeypatch.setattr(check, "apply_updates", stopped)
+    path = workshop("```bash\necho one\n## two\n```\n")
+    result = demorun("check", "--update", "--junit", str(tmp_path / "j.xml"), path)
+    assert result.exit_code == 143
+    assert "terminated (SIGTERM); reports written" in result.output and (tmp_path / "j.xml").exists()

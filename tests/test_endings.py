@@ -126,9 +126,12 @@ def test_a_stopped_check_cleans_up_and_writes_its_reports(here, how):
     if five is None:  # demorun had read line 5 when the stop came: it names line 10
         assert said in cases["10"].find("failure").get("message")
         assert re.match(r"not (known to have )?run", cases["14"].find("skipped").get("message"))
+        stopped = cases["10"]
     else:  # it came while bash ran ahead: the report says it cannot tell which command it met
         assert f"{said} while this command, or one queued behind it in bash's input, ran" in five.get("message")
         assert "not known to have run" in cases["10"].find("skipped").get("message")
+        stopped = cases["5"]
+    assert float(stopped.get("time")) > 0  # as long as it ran, not the 0 of a command that never did
     assert said in (here / "report.html").read_text()
 
 
@@ -200,3 +203,13 @@ def test_a_restart_after_a_timeout_is_said_in_the_console_and_the_reports(demoru
     assert said in (tmp_path / "j.xml").read_text()
     assert "shell restarted: state lost" in (tmp_path / "r.html").read_text()
     assert "2 passed" in result.output  # the command after the restart ran in the new shell
+
+
+def test_a_timeout_names_the_limit_and_when_the_command_was_stopped(demorun, workshop, tmp_path):
+    path = workshop("```bash\nsleep 30\n```\n")
+    result = demorun("check", "--timeout", "1s", "--junit", str(tmp_path / "j.xml"), path)
+    assert result.exit_code == 1
+    said = re.search(r"timed out after the 1 s limit \(stopped at (\d+\.\d\d) s, interrupted\)", result.output)
+    assert said, result.output
+    ran = float(ET.parse(tmp_path / "j.xml").getroot().find("testsuite/testcase").get("time"))
+    assert 1.0 <= float(said.group(1)) <= ran + 0.01 < 30

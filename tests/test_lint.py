@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -79,14 +80,40 @@ def test_unknown_names_warn_only_when_no_such_command_exists(tmp_path):
     path = write(tmp_path, "names.md", """
         <!-- @true -->
         <!-- @no_such_tool_for_demorun_tests -->
-        <!-- @show -->
         <!-- @no_such_tool_for_demorun_tests again -->
     """)
     result = lint("--no-init", path)
     assert result.exit_code == 0
-    assert [(line, code) for _, line, _, code in findings(result)] == [
-        (2, "undefined-macro"), (3, "undefined-macro")]  # one warning per name
-    assert "did you mean '@SHOW'?" in result.stdout
+    assert [(line, severity, code) for _, line, severity, code in findings(result)] == [
+        (2, "warning", "undefined-macro")]  # one warning per name
+    assert "did you mean" not in result.stdout
+
+
+@pytest.mark.parametrize(("typo", "meant"), [
+    ("show", "SHOW"), ("SHWO", "SHOW"), ("timout 5s", "timeout"), ("Timeout 5s", "timeout"), ("HIDEE", "HIDE"),
+    ("stopafter 5s", "stop-after"), ("retyr 30s", "retry"), ("imprt x.sh", "import"), ("nowaitbefor", "nowaitbefore"),
+])
+def test_a_typo_of_a_directive_in_any_case_is_an_error_naming_the_directive(tmp_path, typo, meant):
+    path = write(tmp_path, "typo.md", f"<!-- @{typo} -->\n```bash\necho hi\n```\n<!-- @{typo} -->\n")
+    result = lint("--no-init", path)
+    assert result.exit_code == 1
+    assert [(line, severity, code) for _, line, severity, code in findings(result)
+            if code != "no-show"] == [(1, "error", "unknown-directive")]  # once per name
+    assert f"did you mean @{meant}?" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["show_5", "make", "kubectl_wait", "cat"])
+def test_names_that_are_no_typo_of_a_directive_stay_warnings(tmp_path, name):
+    path = write(tmp_path, "own.md", f"<!-- @{name} -->\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "bash").symlink_to(shutil.which("bash"))
+    result = lint("--no-init", path, env={"PATH": str(tmp_path / "bin")})  # not a command here either
+    assert [(severity, code) for _, _, severity, code in findings(result)] == [("warning", "undefined-macro")]
+
+
+def test_a_function_the_workshop_defines_is_no_unknown_name(tmp_path):
+    path = write(tmp_path, "f.md", "```bash\nshwo() { echo shown; }\n```\n<!-- @shwo -->\n")
+    assert "@shwo" not in lint("--no-init", path).stdout
 
 
 def test_init_files_define_names_unless_no_init(tmp_path):
@@ -247,3 +274,20 @@ def test_pins_naming_nothing_in_the_block_are_flagged_with_what_it_has(tmp_path)
     assert "(it has age, name, ready, restarts)" in found["unknown-pin"][0]
     assert "@literal or @volatile applies to 'echo done'" in found["modifier-without-output"][0]
     assert result.exit_code == 0
+
+
+def test_unknown_names_cost_time_in_line_with_the_file(tmp_path):
+    import time
+
+    from runner.modes.preamble import unknown_names
+    from runner.parse.workshop import parse_text
+
+    def timed(n: int) -> float:
+        text = "".join(f"<!-- @no_such_name_{i} -->\n```bash\necho {i}\n```\n" for i in range(n))
+        plan = parse_text(text, str(tmp_path / "w.md"))
+        started = time.perf_counter()
+        assert len(unknown_names([plan])) == n
+        return time.perf_counter() - started
+
+    small, large = min(timed(300) for _ in range(2)), min(timed(3_000) for _ in range(2))
+    assert large < small * 10 * 3  # ten times the names and commands, well under thirty times the time

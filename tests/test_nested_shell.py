@@ -237,7 +237,7 @@ def test_a_timeout_in_or_after_the_nested_shell_interrupts_the_command_not_the_s
         """)
     result = demorun("check", main)  # back in the caller, its own bash is the one interrupted
     assert "4 passed, 2 failed" in result.output, result.output
-    assert result.output.count("timed out after 1s (interrupted)") == 2
+    assert result.output.count("timed out after the 1 s limit") == 2
     assert "restarted" not in result.output
 
 

@@ -11,10 +11,9 @@ import sys
 import pytest
 
 from runner.errors import ParseError
-from runner.parse.workshop import parse_text
 from runner.parse.builder import MAX_DEPTH, MAX_STEPS
 from runner.parse.source import MAX_BYTES
-from runner.parse.workshop import parse_workshop
+from runner.parse.workshop import parse_text, parse_workshop
 
 
 def _codes(plan) -> dict[str, list]:

@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from runner.model import Kind, Visibility
-from runner.parse.workshop import parse_text
-from runner.parse.workshop import parse_workshop
+from runner.parse.workshop import parse_text, parse_workshop
 
 WORKSHOPS = Path(__file__).parent / "fixtures" / "parse" / "workshops"
 

@@ -1,4 +1,4 @@
-"""Only what makes a run impossible blocks it: lint's other errors are warnings for run and check."""
+"""Only what makes a run impossible blocks it: lint's other errors are said first, and run and check go on."""
 from __future__ import annotations
 
 
@@ -18,8 +18,8 @@ def test_lint_errors_demosh_would_accept_are_warnings_when_running(demorun, work
     for mode in ("run", "check"):
         result = demorun(mode, "--no-init", path)
         assert result.exit_code == 0, result.output
-        assert f"{path}:2: warning: " in result.output and "[directive-outside-comment]" in result.output
-        assert f"{path}:3: warning: cannot import 'no-such-helpers.sh'" in result.output
+        assert f"{path}:2: error: " in result.output and "[directive-outside-comment]" in result.output
+        assert f"{path}:3: error: cannot import 'no-such-helpers.sh'" in result.output
     assert "still runs" in demorun("run", "--no-init", path).output
 
 

@@ -6,11 +6,10 @@ from hypothesis import strategies as st
 
 from runner.errors import ParseError
 from runner.model import Plan
-from runner.parse.workshop import parse_text
 from runner.parse.bash_syntax import check_syntax
 from runner.parse.items import CommandItem
 from runner.parse.shell import split_shell
-from runner.parse.workshop import parse_workshop
+from runner.parse.workshop import parse_text, parse_workshop
 
 SNIPPETS = [
     "echo plain",

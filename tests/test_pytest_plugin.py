@@ -246,3 +246,35 @@ def test_xdist_loadfile_keeps_each_workshop_in_one_worker(pytester):
     for name in ("a", "b", "c"):
         shells = (pytester.path / "docs" / f"shells-{name}").read_text().split()
         assert len(shells) == 3 and len(set(shells)) == 1  # one session per workshop
+
+
+def test_lint_errors_and_an_empty_file_show_in_the_summary_without_rs(pytester):
+    _write(pytester, "typo.md", """
+        <!-- @SHWO -->
+        ```bash
+        echo hi
+        ## hi
+        ```
+        """)
+    _write(pytester, "notes.md", "# Notes\n\n```console\n$ echo hi\n```\n")
+    result = _run(pytester, "--demorun", "typo.md", "--demorun", "notes.md")
+    result.assert_outcomes(passed=1, skipped=1, warnings=3)  # @SHWO itself is skipped, as `check` leaves it out
+    result.stdout.fnmatch_lines([
+        "*DemorunWarning: typo.md:1: error: '@SHWO' is no directive*did you mean @SHOW?*unknown-directive*",
+        "*DemorunWarning: notes.md: nothing to run: line 3: ```console fence is not run; use ```bash",
+    ], consecutive=False)
+    strict = _run(pytester, "--demorun", "typo.md", "-W", "error::runner.pytest_plugin.DemorunWarning")
+    assert strict.ret != 0
+
+
+def test_a_missing_tool_names_the_requires_line(pytester):
+    _write(pytester, "tools.md", "```bash\nkubectl-nope get pods\n```\n")
+    result = _run(pytester, "--demorun", "tools.md")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*kubectl-nope is not installed here*add <!-- @requires kubectl-nope -->"])
+
+
+def test_a_skipped_workshop_says_how_to_get_the_tool(pytester):
+    _write(pytester, "needs.md", "<!-- @requires no-such-tool-for-demorun -->\n```bash\necho hi\n```\n")
+    result = _run(pytester, "--demorun", "needs.md", "-rs")
+    result.stdout.fnmatch_lines(["*no-such-tool-for-demorun: not on PATH*install it or add its folder to PATH*"])

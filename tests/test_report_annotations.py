@@ -34,7 +34,8 @@ def _report(details: tuple[str, ...] = ("-Running", "+Init:Error, 50%")) -> RunR
         StepResult(command_step("docs/w.md", 7, "kubectl get pods, now: 100%", ("x", "x", "x")),
                    Verdict(Status.FAIL, "STATUS expected Running, got Init:Error with tok-ABCD-1234", details),
                    Outcome("", 0, 0.2), 2),
-        StepResult(command_step("docs/w.md", 12, "false"), Verdict(Status.FAIL, "exit status 1, expected 0"), Outcome("", 1, 0.1), 3),
+        StepResult(command_step("docs/w.md", 12, "false"), Verdict(Status.FAIL, "exit status 1, expected 0"),
+                   Outcome("", 1, 0.1), 3),
     )
     skipped = FileReport("docs/k3d.md", (), 0.0, skipped_reason="k3d is not on PATH")
     return RunReport((FileReport("docs/w.md", results, 0.4), skipped), 0.4)
@@ -110,3 +111,22 @@ def test_a_broken_workshop_is_annotated_at_the_line_its_error_names():
     assert message == error
     unnamed = FileReport("docs/c.md", (), 0.0, error="docs/c.md: its worker process ended unexpectedly")
     assert _parse(github_annotations(RunReport((unnamed,), 0.0), Redactor(), root=str(REPO))[0])[1]["line"] == "1"
+
+
+def test_lint_errors_and_empty_files_are_warnings_or_under_strict_errors_and_updates_notices():
+    from runner.model import Finding, Severity, SourceLoc
+
+    finding = Finding(SourceLoc("docs/w.md", 4), Severity.ERROR, "unknown-directive", "'@SHWO'; did you mean @SHOW?")
+    updated = StepResult(command_step("docs/w.md", 7, "echo one", ("two",)),
+                         Verdict(Status.UPDATED, "docs/w.md:7: ## block at docs/w.md:8 rewritten with the real output"),
+                         Outcome("one\n", 0, 0.1), 1)
+    empty = "no runnable command: line 5: ```console fence is not run; use ```bash"
+    for strict, kind in ((False, "warning"), (True, "error")):
+        report = RunReport((FileReport("docs/w.md", (updated,), 0.1, findings=(finding,), strict=strict),
+                            FileReport("docs/README.md", (), 0.0, empty=empty, strict=strict)), 0.1)
+        lines = github_annotations(report, Redactor(), root=str(REPO))
+        assert f"::{kind} file=docs/w.md,line=4,title=demorun lint%3A unknown-directive::'@SHWO'; did you mean " \
+               "@SHOW?" in lines
+        assert f"::{kind} file=docs/README.md,line=1,title=demorun%3A nothing to run::{empty}" in lines
+        assert "::notice file=docs/w.md,line=7,endLine=8,title=demorun%3A echo one::docs/w.md:7: ## block at " \
+               "docs/w.md:8 rewritten with the real output" in lines

@@ -113,3 +113,64 @@ def test_a_read_only_report_is_refused_before_the_run_and_never_replaced(demorun
     assert report.read_text() == "kept" and not (tmp_path / "ran").exists()
     with pytest.raises(DemorunError, match="read-only"):
         write_junit(_report(), str(report), Redactor())
+
+
+def _suite(report: RunReport, tmp_path, name: str):
+    path = tmp_path / "j.xml"
+    write_junit(report, str(path), Redactor())
+    return next(s for s in JUnitXml.fromfile(str(path)) if s.name == name)
+
+
+def test_a_file_with_nothing_to_run_is_a_skipped_case_or_under_strict_a_failure(tmp_path):
+    why = "no runnable command: line 5: ```console fence is not run; use ```bash"
+    suite = _suite(RunReport((FileReport("README.md", (), 0.0, empty=why),), 0.1), tmp_path, "README.md")
+    (case,) = list(suite)
+    assert (suite.tests, suite.skipped, suite.failures) == (1, 1, 0)
+    assert isinstance(case.result[0], Skipped) and case.result[0].message == why
+    suite = _suite(RunReport((FileReport("README.md", (), 0.0, empty=why, strict=True),), 0.1), tmp_path, "README.md")
+    (case,) = list(suite)
+    assert (suite.tests, suite.skipped, suite.failures) == (1, 0, 1)
+    assert isinstance(case.result[0], Failure) and case.result[0].type == "empty"
+
+
+def test_lint_errors_go_to_system_err_or_under_strict_fail_a_case_of_their_own(tmp_path):
+    from runner.model import Finding, Severity, SourceLoc
+
+    finding = Finding(SourceLoc("w.md", 4), Severity.ERROR, "unknown-directive", "'@SHWO'; did you mean @SHOW?")
+    passed = StepResult(command_step("w.md", 6, "echo hi"), Verdict(Status.PASS), Outcome("hi\n", 0, 0.1), 2)
+    suite = _suite(RunReport((FileReport("w.md", (passed,), 0.1, findings=(finding,)),), 0.1), tmp_path, "w.md")
+    assert (suite.tests, suite.failures) == (1, 0)
+    assert "w.md:4: error: '@SHWO'; did you mean @SHOW? [unknown-directive]" in suite._elem.find("system-err").text
+    suite = _suite(RunReport((FileReport("w.md", (passed,), 0.1, findings=(finding,), strict=True),), 0.1),
+                   tmp_path, "w.md")
+    assert (suite.tests, suite.failures) == (2, 1)
+    lint = next(c for c in suite if c.name == "w.md lint")
+    assert lint._elem.get("line") == "4" and lint.result[0].type == "lint"
+    assert "did you mean @SHOW?" in lint.result[0].text
+
+
+def test_an_updated_command_passes_and_says_it_was_updated(tmp_path):
+    result = StepResult(command_step("w.md", 2, "echo one", ("two",)),
+                        Verdict(Status.UPDATED, "w.md:2: ## block at w.md:3 rewritten with the real output"),
+                        Outcome("one\n", 0, 0.1), 1)
+    suite = _suite(RunReport((FileReport("w.md", (result,), 0.1),), 0.1), tmp_path, "w.md")
+    (case,) = list(suite)
+    assert case.is_passed and (suite.failures, suite.skipped) == (0, 0)
+    said = {p.get("name"): p.get("value") for p in case._elem.iter("property")}
+    assert said == {"demorun.status": "updated",
+                    "demorun.updated": "w.md:2: ## block at w.md:3 rewritten with the real output"}
+
+
+def test_an_interrupted_command_is_timed_as_long_as_it_ran(tmp_path):
+    stopped = StepResult(command_step("w.md", 2, "sleep 60"),
+                         Verdict(Status.FAIL, "w.md:2: terminated (SIGTERM) while this command ran"), None, 1,
+                         stopped_after=12.5)
+    (case,) = list(_suite(RunReport((FileReport("w.md", (stopped,), 13.0),), 13.0), tmp_path, "w.md"))
+    assert case.time == pytest.approx(12.5)
+
+
+def test_a_skipped_file_says_how_to_get_what_it_lacks(tmp_path):
+    fr = FileReport("k.md", (), 0.0, skipped_reason="missing tool k3d (@requires at k.md:1)",
+                    hints=("k3d: not on PATH (@requires at k.md:1); install it: https://k3d.io/#installation",))
+    (case,) = list(_suite(RunReport((fr,), 0.0), tmp_path, "k.md"))
+    assert "https://k3d.io" in case.result[0].text

@@ -6,6 +6,7 @@ import re
 from runner.model import Kind, SourceLoc, Step, Visibility
 from runner.report.summary import (
     file_progress_line,
+    file_progress_lines,
     file_status,
     format_duration,
     render_summary,
@@ -55,7 +56,8 @@ def test_file_status():
 
 
 def test_durations():
-    assert [format_duration(s) for s in (0.04, 9.96, 59.9, 60.0, 3599.4)] == ["0.0s", "10.0s", "59.9s", "1m00s", "59m59s"]
+    assert [format_duration(s) for s in (0.04, 9.96, 59.9, 60.0, 3599.4)] == \
+        ["0.0s", "10.0s", "59.9s", "1m00s", "59m59s"]
 
 
 def test_summary_lists_failures_counts_and_total():
@@ -93,3 +95,73 @@ def test_all_passing_run_has_no_failure_section():
     text = render_summary(RunReport((good,), 3.24), Redactor(), color=False)
     assert not text.startswith("FAIL")
     assert text.splitlines()[-1] == "0 failed, 2 passed, 1 skipped in 3.2s"
+
+
+# Nothing checked is not a pass; --strict and --update in every line of the summary.
+
+def _lint_error(file: str, line: int):
+    from runner.model import Finding, Severity
+
+    return Finding(SourceLoc(file, line), Severity.ERROR, "unknown-directive",
+                   "'@SHWO' is no directive; did you mean @SHOW?")
+
+
+def test_a_file_with_nothing_to_run_is_empty_never_pass_and_fails_strict():
+    why = "line 5: ```console fence is not run; use ```bash"
+    empty = FileReport("README.md", (), 0.0, empty=f"no runnable command: {why}")
+    assert file_status(empty) is Status.EMPTY
+    assert file_progress_line(empty) == f"EMPTY README.md  nothing to run: {why}"
+    text = render_summary(RunReport((empty,), 0.1), Redactor(), color=False)
+    assert "PASS" not in text and text.splitlines()[-1] == "0 failed, 0 passed, 0 skipped, 1 empty file in 0.1s"
+    strict = FileReport("README.md", (), 0.0, empty=empty.empty, strict=True)
+    assert file_status(strict) is Status.FAIL
+    assert file_progress_line(strict).endswith("(--strict: a failure)")
+    text = render_summary(RunReport((strict,), 0.1), Redactor(), color=False)
+    assert text.startswith("EMPTY README.md\n  nothing to run: line 5:")
+    assert text.splitlines()[-1] == "0 failed, 0 passed, 0 skipped, 1 empty file (--strict: a failure) in 0.1s"
+    assert file_status(FileReport("x.md", (), 0.0)) is Status.EMPTY  # no results and no reason: still not a pass
+
+
+def test_lint_errors_are_counted_and_fail_only_under_strict():
+    results = (_result("w.md", 3, Status.PASS),)
+    linted = FileReport("w.md", results, 0.5, findings=(_lint_error("w.md", 1),))
+    assert file_status(linted) is Status.PASS
+    assert file_progress_line(linted) == "PASS w.md  1 passed, 0 failed, 0 skipped  (0.5s)  1 lint error"
+    assert render_summary(RunReport((linted,), 0.5), Redactor(), color=False).splitlines()[-1] == \
+        "0 failed, 1 passed, 0 skipped, 1 lint error in 0.5s"
+    strict = FileReport("w.md", results, 0.5, findings=linted.findings, strict=True)
+    assert file_status(strict) is Status.FAIL
+    text = render_summary(RunReport((strict,), 0.5), Redactor(), color=False)
+    assert text.startswith("LINT w.md:1\n  '@SHWO' is no directive; did you mean @SHOW? [unknown-directive] (--strict")
+    rows = [line for line in text.splitlines() if line.startswith("FAIL ")]
+    assert rows and "1 lint error (--strict: a failure)" in rows[0]
+
+
+def test_updated_commands_are_their_own_word_and_make_the_file_updated():
+    updated = StepResult(_result("w.md", 3, Status.UPDATED).step,
+                         Verdict(Status.UPDATED, "w.md:3: ## block at w.md:4 rewritten with the real output"),
+                         Outcome("", 0, 0.1), 3)
+    fr = FileReport("w.md", (_result("w.md", 1, Status.PASS), updated), 0.2)
+    assert file_status(fr) is Status.UPDATED
+    assert file_progress_line(fr) == "UPDATED w.md  1 passed, 0 failed, 0 skipped, 1 updated  (0.2s)"
+    text = render_summary(RunReport((fr,), 0.2), Redactor(), color=False)
+    assert "UPDATED w.md:3  true  (## block at w.md:4 rewritten with the real output)" in text
+    assert next(line for line in text.splitlines() if line.split()[:1] == ["total"]).split()[1:5] == \
+        ["1", "0", "0", "1"]
+    assert text.splitlines()[-1] == "0 failed, 1 passed, 0 skipped, 1 updated in 0.2s"
+    alongside = FileReport("w.md", (updated, _result("w.md", 9, Status.FAIL)), 0.2)
+    assert file_status(alongside) is Status.FAIL  # what --update could not fix still fails the file
+
+
+def test_a_skipped_file_lists_how_to_get_each_tool():
+    fr = FileReport("k.md", (), 0.0, skipped_reason="missing tool k3d (@requires at k.md:1)",
+                    hints=("k3d: not on PATH (@requires at k.md:1); install it: https://k3d.io/#installation",))
+    assert file_progress_lines(fr)[1] == "  - k3d: not on PATH (@requires at k.md:1); install it: https://k3d.io/#installation"
+
+
+def test_under_strict_many_lint_errors_are_listed_up_to_twenty_then_counted():
+    findings = tuple(_lint_error("w.md", n) for n in range(1, 31))
+    fr = FileReport("w.md", (_result("w.md", 40, Status.PASS),), 0.5, findings=findings, strict=True)
+    text = render_summary(RunReport((fr,), 0.5), Redactor(), color=False)
+    assert text.count("LINT w.md:") == 20
+    assert "LINT … and 10 more in w.md: `demorun lint w.md` lists them all" in text

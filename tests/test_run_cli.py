@@ -9,6 +9,7 @@ import time
 import uuid
 
 import pexpect
+import pytest
 from conftest import REPO
 
 
@@ -112,7 +113,7 @@ def test_reading_stdin_gets_end_of_file_instead_of_hanging(demorun, workshop):
     assert "no input" in result.output
 
 
-def test_quiet_shows_only_failures(demorun, workshop):
+def test_quiet_shows_only_failures_and_the_summary(demorun, workshop):
     path = workshop("""
         <!-- @SHOW -->
         Some prose.
@@ -123,6 +124,7 @@ def test_quiet_shows_only_failures(demorun, workshop):
     result = demorun("run", "--quiet", path)
     assert result.exit_code == 0
     assert "loud" not in result.output and "Some prose" not in result.output
+    assert result.output.splitlines()[-1].startswith("1 command ran, all succeeded")
 
 
 def test_missing_required_tool_refuses_with_exit_3(demorun, workshop):
@@ -331,3 +333,117 @@ def test_secrets_are_masked_in_a_recording_even_when_the_shell_exits(demorun, wo
     assert result.exit_code == 4
     recorded = cast.read_text()
     assert "abcd-secret-9876" not in recorded and "***" in recorded
+
+
+# run tells the truth.
+
+DRIFTED = """
+<!-- @SHOW -->
+```bash
+echo one
+## one
+```
+
+```bash
+echo two
+## deux
+```
+
+```bash
+export API_TOKEN=tok-1234-abcd
+echo "token $API_TOKEN"
+## token ***
+```
+
+```bash
+printf 'NAME  AGE\\nweb   %ss\\n' "$RANDOM"
+## NAME  AGE
+## web   3m
+```
+
+```bash
+echo three
+## trois
+```
+"""
+
+
+def test_run_names_the_outputs_that_differ_without_failing(demorun, workshop):
+    path = workshop(DRIFTED)
+    result = demorun("run", path)
+    assert result.exit_code == 0, result.output
+    said = f"2 outputs differ from the file: {path}:8, :25; `demorun check` shows how"
+    assert said in result.output  # not the masked secret, not the forgiven AGE
+    assert result.output.index(said) < result.output.index("6 commands ran, all succeeded")
+    quiet = demorun("run", "--quiet", path)
+    assert quiet.exit_code == 0 and said in quiet.output
+    checked = demorun("check", path)
+    assert checked.exit_code == 1 and f"FAIL {path}:8" in checked.output and f"FAIL {path}:25" in checked.output
+    assert f"FAIL {path}:14" not in checked.output and f"FAIL {path}:19" not in checked.output
+
+
+def test_a_command_that_failed_is_not_counted_again_as_drift(demorun, workshop):
+    path = workshop("```bash\necho one; false\n## two\n```\n\n```bash\necho three\n## four\n```\n")
+    result = demorun("run", "--keep-going", path)
+    assert result.exit_code == 1
+    assert f"1 output differs from the file: {path}:7; `demorun check` shows how" in result.output
+
+
+def test_run_names_drift_in_the_files_a_workshop_imports(demorun, workshop):
+    workshop("```bash\necho helper\n## helped\n```\n", "helper.md")
+    path = workshop("<!-- @import helper.md -->\n```bash\necho main\n## elsewhere\n```\n")
+    result = demorun("run", path)
+    assert f"2 outputs differ from the file: {path.replace('workshop.md', 'helper.md')}:2, {path}:3" in result.output
+
+
+def test_run_stops_at_a_command_bash_rejects(demorun, workshop, tmp_path):
+    path = workshop("""
+        ```bash
+        echo "unterminated
+        ```
+
+        ```bash
+        touch ran-after
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert f"{path}:2: bash rejects this command" in result.output
+    assert "1 not run" in result.output.splitlines()[-1]
+    assert not (tmp_path / "ran-after").exists()
+    assert demorun("run", "--keep-going", path).exit_code == 1 and (tmp_path / "ran-after").exists()
+
+
+def test_run_of_a_file_with_nothing_to_run_says_so(demorun, workshop):
+    path = workshop("# Notes\n\n```console\n$ echo hi\n```\n")
+    result = demorun("run", path)
+    assert result.exit_code == 0
+    assert f"{path}: nothing to run: line 3: ```console fence is not run; use ```bash" in result.output
+    assert "succeeded" not in result.output
+
+
+def test_lint_errors_are_said_once_before_the_run(demorun, workshop):
+    path = workshop("""
+        <!-- @SHOW -->
+        <!-- @SHWO -->
+        <!-- @SHWO -->
+        ```bash
+        echo ran
+        ```
+        """)
+    result = demorun("run", path)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("SHWO") == 2 and "'@SHWO' is no directive" in result.output  # one finding
+    assert "did you mean @SHOW?" in result.output and "not a macro, hook or command here" not in result.output
+    assert result.output.index("did you mean") < result.output.index("$ echo ran")
+
+
+@pytest.mark.parametrize(("name", "directive"), [("w.md", "<!-- @requires helmx -->"), ("w.sh", "#@requires helmx")])
+def test_a_missing_tool_is_named_with_the_requires_line_in_the_workshops_syntax(demorun, workshop, name, directive):
+    body = "helmx install web\n"
+    path = workshop(f"```bash\n{body}```\n" if name.endswith(".md") else body, name)
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert f"helmx is not installed here; to skip this workshop where it is missing, with a preflight " \
+           f"message, add {directive}" in result.output
+    assert result.output.count("helmx: command not found") == 1  # the output once, not again as the verdict's

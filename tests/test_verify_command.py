@@ -46,8 +46,13 @@ def test_expected_exit_status_and_any():
 
 def test_timeout_fails_saying_so():
     verdict = verify_command(step(timeout=90.0), ran("partial\n", status=130, timed_out=True, recovery="interrupted"))
-    assert verdict.message == "README.md:156: timed out after 90s (interrupted)"
+    assert verdict.message == "README.md:156: timed out after the 90 s limit (stopped at 1.50 s, interrupted)"
     assert verdict.details == ("partial",)
+
+
+def test_a_timeout_names_the_limit_it_ran_under_and_the_time_it_stopped_at():
+    verdict = verify_command(step(), ran(status=130, timed_out=True, limit=300.0))  # the run's default
+    assert verdict.message == "README.md:156: timed out after the 5 min limit (stopped at 1.50 s)"
 
 
 def test_stop_after_counts_as_success_and_still_checks_output():

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import Aborted, CommandRejected, SessionError
 from ..model import DEFAULT_TIMEOUT, NO_MODIFIERS, Kind, Plan, SourceLoc, Step, Visibility
+from ..parse.directives import suggest
 from ..results import Outcome, Status, StepResult, Verdict
 from ..secrets import Redactor, SecretTracker
 from ..session.session import Session
@@ -245,9 +246,11 @@ class Engine:
         if step.modifiers.optional and not self._exists(step):
             return StepResult(step, Verdict(Status.SKIP, f"{step.loc}: not a command here"), None, index)
         if index in self.rejected:
+            self._stop_after_failure(step)
             return self._record(StepResult(step, self._rejected(step, self.rejected[index]), None, index))
         self.listener.on_step_start(index, step)
         self.current, self._current_index = step, index
+        started = time.monotonic()
         try:
             verdict, outcome = self._attempts(index, step, interactive)
         except Aborted as exc:
@@ -255,7 +258,8 @@ class Engine:
             # Commands queued behind this one may have run meanwhile: bash does not wait for demorun.
             ran = "while this command, or one queued behind it in bash's input, ran" \
                 if self._queued_behind(index) else "while this command ran"
-            self._record(StepResult(step, Verdict(Status.FAIL, f"{step.loc}: {exc} {ran}"), None, index))
+            self._record(StepResult(step, Verdict(Status.FAIL, f"{step.loc}: {exc} {ran}"), None, index,
+                                    stopped_after=time.monotonic() - started))
             raise
         finally:
             self.current = None
@@ -274,9 +278,14 @@ class Engine:
             self.secrets.after(index, self.session)
             if step.modifiers.ends_shell and verdict.passed and not nested_ended:
                 verdict = Verdict(Status.FAIL, f"{step.loc}: @ends-shell, but the shell did not end here")
-            if verdict.status is Status.FAIL and not self.policy.keep_going and not nested_ended:
-                self.stopped_by = f"not run: stopped after the failure at {step.loc}"
+            if verdict.status is Status.FAIL and not nested_ended:
+                self._stop_after_failure(step)
         return self._record(StepResult(step, verdict, outcome, index))
+
+    def _stop_after_failure(self, step: Step) -> None:
+        """Unless the policy goes on, the commands after a failed one are skipped, saying where it failed."""
+        if not self.policy.keep_going:
+            self.stopped_by = f"not run: stopped after the failure at {step.loc}"
 
     def _shell_ended(self, index: int, step: Step, verdict: Verdict, outcome: Outcome | None) -> Verdict:
         """The shell ended at `step`: the rest cannot run, which fails it unless it was meant (@ends-shell)."""
@@ -305,11 +314,12 @@ class Engine:
         retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
         ahead = self._ahead(index) if self._plain[index] and not interactive else ()
         while True:
+            limit = limits.timeout if retry_deadline is None else \
+                limits.attempt_timeout(retry_deadline, time.monotonic())
             try:
                 outcome = self.session.run(
                     step.text,
-                    timeout=limits.timeout if retry_deadline is None else
-                    limits.attempt_timeout(retry_deadline, time.monotonic()),
+                    timeout=limit,
                     stop_after=limits.stop_after,
                     on_output=lambda chunk: self.listener.on_output(step, chunk),
                     interactive=interactive,
@@ -317,6 +327,8 @@ class Engine:
                 )
             except CommandRejected as exc:
                 return self._rejected(step, self._reason(step, exc)), None
+            if outcome.timed_out:
+                outcome = dataclasses.replace(outcome, limit=limit)
             verdict = verify_command(judged, outcome, options=self.policy.verify)
             if not verdict.passed and judged.expected is not None:
                 verdict = self._verify_masked(judged, outcome) or verdict
@@ -400,10 +412,14 @@ class Engine:
         return self.secrets.redactor
 
     def _exists(self, step: Step) -> bool:
-        """Unknown `@name` directives usually come from a presenter's init file: warn once."""
+        """Unknown `@name` directives usually come from a presenter's init file: warn once.
+
+        A typo of a directive (`@SHWO`) is not warned about here: every mode said it before the
+        run, with the directive meant (runner/modes/preamble.py)."""
         name = step.text.split()[0] if step.text.split() else step.text
         found = self.session.run(f"type -t -- {shlex.quote(name)} >/dev/null", timeout=10).status == 0
         if not found and name not in self._missing_warned:
             self._missing_warned.add(name)
-            self.listener.on_notice(step.loc, f"@{name}: not a macro, hook or command here; ignored")
+            if suggest(name) is None:
+                self.listener.on_notice(step.loc, f"@{name}: not a macro, hook or command here; ignored")
         return found

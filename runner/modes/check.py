@@ -14,12 +14,12 @@ import click
 from ..cluster.guard import ClusterGuard, ClusterOptions, parallel_sweep
 from ..cluster.planned import with_called_tools
 from ..config import Config, load_config
-from ..discover import find_workshops, scripts_below
+from ..discover import find_workshops, not_workshops, scripts_below
 from ..engine.core import Engine, Policy
 from ..engine.listener import Listener
 from ..engine.signals import interrupts
-from ..errors import Aborted, ConfigError, ParseError
-from ..model import Kind, Plan
+from ..errors import Aborted, ConfigError, DemorunError, ParseError
+from ..model import Finding, Kind, Plan
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
 from ..results import FileReport, RunReport, Status, StepResult, Verdict
@@ -29,6 +29,8 @@ from ..verify.command import verify_command
 from ..verify.normalise import normalise
 from ..verify.roles import Pins
 from ..verify.values import VerifyOptions
+from .missing_tools import explained
+from .preamble import nothing_to_run, said_before, start_findings
 from .setup import (
     effective_timeout,
     load_plan,
@@ -48,25 +50,45 @@ class FileCheck:
     config: Config | None = None  # None when it could not be read
     fingerprints: dict[str, str] = field(default_factory=dict)  # of the files parsed, when updating
     stopped: int | None = None  # the signal that stopped the run while this file ran
+    said: bool = False  # its lint errors were shown as it started
 
 
 def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
                update: bool = False, cluster: ClusterOptions | None = None, verbose: bool = False,
-               progress: bool = True) -> FileCheck:
+               progress: bool = True, strict: bool = False) -> FileCheck:
     """Parse, configure and check one workshop in a session of its own.
 
     The one unit the serial loop, the parallel workers and the pytest plugin share.
     A file that cannot be parsed or configured becomes a report in error, so it
     never stops the others. With `update`, the files parsed are fingerprinted
     right away, so --update never writes over an edit made during the run.
-    `progress` shows which command runs (off in worker processes: only the main one writes).
+    `progress` shows which command runs and lint's errors as it starts (off in worker
+    processes: only the main one writes). `strict` counts skips, lint errors and an empty
+    file as failures.
     """
     try:
         plan = load_plan(file, no_init=no_init)
         config = load_config(file)
         fingerprints = read_fingerprints({s.loc.file for s in plan.steps}) if update else {}
     except (ParseError, ConfigError) as exc:
-        return FileCheck(FileReport(file, (), 0.0, error=str(exc)))
+        return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
+    findings = start_findings(plan)
+    empty = nothing_to_run(plan)
+    if empty is not None:  # nothing to start a session for; the caller says so, or leaves it out of a folder
+        return FileCheck(FileReport(plan.file, (), 0.0, plan=plan, empty=empty, findings=findings, strict=strict),
+                         config=config)
+    if progress and findings:
+        _say_before(plan.file, findings, strict)
+    checked = _check_plan(plan, config, fingerprints, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
+                          verbose=verbose, progress=progress)
+    report = dataclasses.replace(checked.report, findings=findings, strict=strict)
+    return dataclasses.replace(checked, report=skips_failed(report) if strict else report,
+                               said=progress or not findings)
+
+
+def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fail_fast: bool,
+                timeout: float | None, cluster: ClusterOptions | None, verbose: bool, progress: bool) -> FileCheck:
+    """Run the commands of a parsed, configured workshop (or skip them, when the machine lacks a tool)."""
     started = time.monotonic()
     cluster = cluster or ClusterOptions()
     skipped = requirement_skips(with_called_tools(plan) if cluster.auto_requires else plan, cluster.requires, config)
@@ -90,9 +112,15 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
             stopped = exc
             results = engine.skip_rest(str(exc))
         found = engine.redactor().secrets
-    report = FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan,
-                        notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
+    report = FileReport(plan.file, tuple(explained(r, plan) for r in results), time.monotonic() - started, None,
+                        plan, notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
     return FileCheck(report, found, config, fingerprints, stopped.signum if stopped else None)
+
+
+def _say_before(file: str, findings: Sequence[Finding], strict: bool) -> None:
+    goes_on = "--strict fails the file on them" if strict else "the check goes on (--strict would fail it)"
+    for line in said_before(file, findings, None, goes_on=goes_on):
+        _echo(line, err=True)
 
 
 def _running(live: dict[str, Engine]) -> str | None:
@@ -109,7 +137,7 @@ def requirement_skips(plan: Plan, requires: Sequence[str] = (), config: Config |
     reason = missing.summary()
     skipped = tuple(StepResult(s, Verdict(Status.SKIP, reason), None, i)
                     for i, s in enumerate(plan.steps) if s.kind is Kind.COMMAND)
-    return FileReport(plan.file, skipped, 0.0, reason, plan)
+    return FileReport(plan.file, skipped, 0.0, reason, plan, hints=tuple(gap.line() for gap in missing.gaps))
 
 
 @contextmanager
@@ -142,12 +170,10 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     for artefact in (junit, html, json_path):
         if artefact:
             check_writable(artefact)
-    files = [file for file, _ in find_workshops(paths, scripts=False)]
-    left_out = scripts_below(paths)
-    if left_out:
-        click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
-                   f"(helpers and setup scripts, mostly); name a script to check it", err=True)
-    layout = _lay_out(files, shard, no_init=no_init)
+    _say_left_out(paths, verbose)
+    found = find_workshops(paths, scripts=False)
+    named = {file for file, given in found if given}
+    layout = _lay_out([file for file, _ in found], shard, no_init=no_init)
     files = layout.files  # the setups they need too, and only this shard's
     started = time.monotonic()
     checks: list[FileCheck] = []
@@ -158,16 +184,18 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     with interrupts(lambda: None):
         try:
             one = functools.partial(check_file, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
-                                    update=update, verbose=verbose, progress=jobs <= 1)
+                                    update=update, verbose=verbose, progress=jobs <= 1, strict=strict)
             with sweep, closing(check_units(layout, jobs, check=one, wrap=FileCheck, cluster=cluster,
                                             announce=_announce, no_init=no_init,
                                             on_wait=_announce if verbose else None)) as results:
                 for check in results:
-                    if strict:
-                        check = dataclasses.replace(check, report=skips_failed(check.report))
+                    if check.report.empty is not None and check.report.file not in named:
+                        if verbose:
+                            _echo(f"demorun: {check.report.file}: not a workshop: {check.report.empty}", err=True)
+                        continue
                     checks.append(check)
                     secrets |= check.secrets
-                    _echo(Redactor(secrets)("\n".join(file_progress_lines(check.report))))
+                    _progress(check, Redactor(secrets), strict, update)
                     if check.stopped:
                         aborted = Aborted(check.stopped)
                         if jobs <= 1:
@@ -176,13 +204,22 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                         break
         except Aborted as exc:
             aborted = exc
+        if not checks and files and not aborted:
+            raise ParseError(f"no workshops in {', '.join(map(repr, paths))}: the {len(files)} file(s) with a "
+                             "bash fence have no command in it (-v says why for each)")
         reports = [c.report for c in checks]
         if aborted:
             done = {r.file for r in reports}
             reports += [FileReport(f, (), 0.0, f"not run: {aborted}") for f in files if f not in done]
             reports.sort(key=lambda r: files.index(r.file) if r.file in files else len(files))
-        run = RunReport(tuple(reports), time.monotonic() - started)
         redact = Redactor(secrets)
+        problems: list[DemorunError] = []
+        if update and not aborted:
+            try:
+                reports, problems = _update(reports, checks, redact, show_diff=show_diff)
+            except Aborted as exc:  # each file is written whole or not at all; the reports say what was checked
+                aborted = exc
+        run = RunReport(tuple(reports), time.monotonic() - started)
         # Reports first: after SIGHUP nobody may be reading the terminal.
         _write_artefacts(run, redact, junit=junit, html=html, json_path=json_path)
         _echo(render_summary(run, redact, color=color_wanted(sys.stdout), verbose=verbose), nl=False)
@@ -192,20 +229,20 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         written = ", ".join(a for a in (junit, html, json_path) if a)
         _echo(f"demorun: {aborted}" + (f"; reports written: {written}" if written else ""), err=True)
         return aborted.exit_code
+    if problems:
+        first = problems[0]
+        raise type(first)("\n".join(str(p) for p in problems)) if len(problems) > 1 else first
+    return exit_code(reports)
 
-    unfixed = {(r.step.loc.file, r.step.loc.line) for f in reports for r in f.results
-               if r.verdict.status is Status.FAIL}
-    if update:
-        configs = {c.report.file: c.config for c in checks if c.config is not None}
-        fingerprints = {file: print_ for c in checks for file, print_ in c.fingerprints.items()}
-        unfixed -= _update([r for r in reports if not r.error], configs, redact, fingerprints,
-                           show_diff=show_diff)
-    skipped_files = [f for f in reports if f.skipped_reason]
+
+def exit_code(reports: Sequence[FileReport]) -> int:
+    """2 for a file in error, 1 for a failing one, 3 when the machine could run none, else 0 (README)."""
     if any(f.error for f in reports):
         return 2
-    if unfixed:
+    if any(file_status(f) is Status.FAIL for f in reports):
         return 1
-    if skipped_files and len(skipped_files) == len(reports):
+    skipped = [f for f in reports if f.skipped_reason]
+    if skipped and len(skipped) == len(reports):
         return 3
     return 0
 
@@ -218,6 +255,40 @@ def _lay_out(files: list[str], shard: tuple[int, int] | None, *, no_init: bool) 
         layout = layout.shard(*shard)
         click.echo(f"shard {shard[0]}/{shard[1]}: {len(layout.files)} of {every} file(s)")
     return layout
+
+
+def _say_left_out(paths: list[str], verbose: bool) -> None:
+    """What the folders hold besides workshops: scripts, counted; with -v, Markdown with nothing to run."""
+    left_out = scripts_below(paths)
+    if left_out:
+        click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
+                   f"(helpers and setup scripts, mostly); name a script to check it", err=True)
+    if verbose:
+        from ..parse.empty import nothing_to_run as why
+        from ..parse.source import read_source, split_lines
+
+        for file in not_workshops(paths):
+            try:
+                reason = why(split_lines(read_source(file, regular=True)), markdown=True)
+            except ParseError as exc:
+                reason = exc.message
+            _echo(f"demorun: {file}: not a workshop: {reason}", err=True)
+
+
+def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) -> None:
+    """A file's line as it finishes, after its lint errors when they were not said as it started;
+    with --update, how many of its blocks are to be written once every file is checked."""
+    report = check.report
+    if not check.said and report.findings:
+        goes_on = "--strict fails the file on them" if strict else "the check went on (--strict would fail it)"
+        for line in said_before(report.file, report.findings, None, goes_on=goes_on):
+            _echo(line, err=True)
+    lines = file_progress_lines(report)
+    if update and check.config is not None:
+        options = _verify_options(check.config)
+        count = sum(1 for r in report.results if _edit_for(r, options, redact) is not None)
+        lines[0] += f"  ({count} ## block(s) out of date)" if count else ""
+    _echo(redact("\n".join(lines)))
 
 
 def skips_failed(report: FileReport) -> FileReport:
@@ -264,21 +335,43 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
             click.echo(line)
 
 
-def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redactor,
-            fingerprints: dict[str, str], *, show_diff: bool) -> set[tuple[str, int]]:
-    """Write real output back as `##` lines, secrets as ***; the failures this fixed, as (file, line)."""
+def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor, *,
+            show_diff: bool) -> tuple[list[FileReport], list[DemorunError]]:
+    """Write real output back as `##` lines, secrets as ***: the reports with what was written as
+    UPDATED, and the files that could not be written (each file on its own: one never stops another)."""
+    configs = {c.report.file: c.config for c in checks if c.config is not None}
+    fingerprints = {file: print_ for c in checks for file, print_ in c.fingerprints.items()}
     edits: dict[str, dict[int, OutputEdit]] = {}
-    fixed: set[tuple[str, int]] = set()
     for report in reports:
+        if report.error or report.file not in configs:
+            continue
         options = _verify_options(configs[report.file])
         for result in report.results:
             edit = _edit_for(result, options, redact)
             if edit is not None:
                 edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
-                fixed.add((result.step.loc.file, result.step.loc.line))
-    apply_updates({file: list(by_line.values()) for file, by_line in edits.items()}, fingerprints,
-                  show_diff=show_diff, echo=lambda text: click.echo(redact(text), nl=False))
-    return set() if show_diff else fixed
+    written: set[str] = set()
+    problems: list[DemorunError] = []
+    for path, by_line in edits.items():
+        try:
+            written |= apply_updates({path: list(by_line.values())}, fingerprints, show_diff=show_diff,
+                                     echo=lambda text: click.echo(redact(text), nl=False))
+        except DemorunError as exc:
+            problems.append(exc)
+    if show_diff:
+        return reports, problems
+    done = {(path, line) for path in written for line in edits[path]}
+    return [dataclasses.replace(r, results=tuple(_updated(x, done) for x in r.results)) for r in reports], problems
+
+
+def _updated(result: StepResult, done: set[tuple[str, int]]) -> StepResult:
+    """UPDATED for a command whose `##` block was written, saying where."""
+    step = result.step
+    if (step.loc.file, step.end_line or step.loc.line) not in done:
+        return result
+    said = f"## block at {step.expected.loc} rewritten with the real output" if step.expected \
+        else "its output written under it as a ## block"
+    return dataclasses.replace(result, verdict=Verdict(Status.UPDATED, f"{step.loc}: {said}"))
 
 
 def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> OutputEdit | None:

@@ -5,9 +5,8 @@ from ..cluster.planned import undeclared_tools
 from ..config import load_config
 from ..discover import find_workshops
 from ..errors import ConfigError, ParseError
-from ..model import Finding, Kind, Plan, Severity, SourceLoc
-from ..parse.bash_syntax import check_syntax_located, on_path
-from ..parse.directives import KNOWN_NAMES
+from ..model import Finding, Plan, Severity, SourceLoc
+from ..parse.bash_syntax import check_syntax_located
 from ..parse.migration import (
     migration_findings,
     no_show_finding,
@@ -16,10 +15,11 @@ from ..parse.migration import (
 from ..parse.source import is_markdown, read_source, split_lines
 from ..parse.workshop import parse_workshop
 from ..streams import echo
+from .preamble import unknown_names
 
 
 def _syntax_findings(plans: list[Plan]) -> list[Finding]:
-    commands = {}
+    commands: dict[SourceLoc, str] = {}
     for plan in plans:
         for step in plan.commands:
             commands.setdefault(step.loc, step.text)
@@ -28,28 +28,6 @@ def _syntax_findings(plans: list[Plan]) -> list[Finding]:
     return [Finding(SourceLoc(loc.file, loc.line + problem.line - 1), Severity.ERROR,
                     "bash-syntax", f"bash rejects this command: {problem.message}")
             for loc, problem in zip(locs, problems) if problem is not None]
-
-
-def _unknown_name_findings(plans: list[Plan]) -> list[Finding]:
-    """Unknown `@name`s run as commands; say so, once per name, when no such command exists here."""
-    findings = []
-    seen: set[str] = set()
-    for plan in plans:
-        for step in plan.steps:
-            if step.kind is not Kind.COMMAND or not step.modifiers.optional:
-                continue
-            name = step.text.split()[0]
-            if name in seen:
-                continue
-            seen.add(name)
-            if on_path(name):
-                continue
-            hint = next((f" (did you mean '@{known}'?)" for known in sorted(KNOWN_NAMES)
-                         if known.lower() == name.lower()), "")
-            findings.append(Finding(step.loc, Severity.WARNING, "undefined-macro",
-                                    f"'@{name}' is no directive, macro or hook, and no command "
-                                    f"{name!r} is on PATH{hint}; it is skipped"))
-    return findings
 
 
 def _pin_findings(plans: list[Plan]) -> list[Finding]:
@@ -150,7 +128,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
         plans.append(plan)
         findings.update(plan.findings)
     findings.update(_syntax_findings(plans))
-    findings.update(_unknown_name_findings(plans))
+    findings.update(unknown_names(plans))
     findings.update(_pin_findings(plans))
     findings.update(_migration_findings(plans))
     findings.update(_undeclared_tool_findings(plans))

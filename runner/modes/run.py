@@ -1,23 +1,30 @@
 """`demorun run`: replay a workshop unattended, showing what the audience would see."""
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
+from collections.abc import Callable, Sequence
 
 import click
 
 from ..cluster.guard import ClusterGuard, ClusterOptions
-from ..config import load_config
+from ..config import Config, load_config
 from ..engine.core import Engine, Policy
 from ..engine.listener import Listener
 from ..engine.signals import interrupts
 from ..errors import MissingRequirement
-from ..model import Kind, SourceLoc, Step, Visibility
+from ..model import Expect, Kind, Plan, SourceLoc, Step, Visibility
 from ..report.progress import Progress
 from ..results import Status, StepResult
 from ..secrets import Redactor
-from ..terminal.screen import DIM, GREEN, Screen
+from ..terminal.screen import DIM, GREEN, YELLOW, Screen
 from ..timings import Timings, check_writable
+from ..verify.command import TAIL, verify_command
+from ..verify.normalise import normalise
+from ..verify.values import VerifyOptions
+from .missing_tools import explained
+from .preamble import nothing_to_run, said_before, start_findings
 from .setup import (
     effective_timeout,
     load_plan,
@@ -31,10 +38,11 @@ HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
 class ReplayListener(Listener):
     """Shows SHOW sections as a presenter would, and any failure wherever it happens."""
 
-    def __init__(self, screen: Screen, *, quiet: bool, speed: float | None):
+    def __init__(self, screen: Screen, *, quiet: bool, speed: float | None, plan: Plan | None = None):
         self.screen = screen
         self.quiet = quiet
         self.speed = speed
+        self.plan = plan  # for the cure of a missing tool, in the workshop's own syntax
         self.hidden_output = bytearray()
 
     def _visible(self, step: Step) -> bool:
@@ -72,20 +80,58 @@ class ReplayListener(Listener):
             self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
         if result.verdict.status is not Status.FAIL:
             return
-        step = result.step
-        if not self._visible(step) and result.outcome is not None:
+        result = explained(result, self.plan)
+        step, outcome = result.step, result.outcome
+        if not self._visible(step) and outcome is not None:
             self.screen.failure(f"{step.loc}: this command failed:")
             self.screen.line(step.text)
             tail = bytes(self.hidden_output).decode("utf-8", "replace").splitlines()
             for line in tail[-HIDDEN_OUTPUT_LINES:]:
                 self.screen.line(line)
         self.screen.failure(result.verdict.message)
-        for detail in result.verdict.details:
+        details = result.verdict.details
+        if outcome is not None:  # its output was just shown: the verdict's copy of its last lines is not
+            last = tuple(normalise(outcome.output)[-TAIL:])
+            if last and details[:len(last)] == last:
+                details = details[len(last):]
+        for detail in details:
             self.screen.line(detail)
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         if not self.quiet:
             self.screen.notice(f"{loc}: {message}")
+
+
+class DriftListener(Listener):
+    """Compares the output of commands that succeeded with their `##` blocks, as `check` would,
+    to name those that drifted: a replay does not fail on them, but says so at the end."""
+
+    def __init__(self, options: VerifyOptions):
+        self.options = options
+        self.redact: Callable[[], Callable[[str], str]] = lambda: (lambda text: text)  # secrets seen so far
+        self.drifted: list[SourceLoc] = []
+
+    def on_step_done(self, result: StepResult) -> None:
+        step, outcome = result.step, result.outcome
+        if outcome is None or step.expected is None or step.modifiers.expect is Expect.IGNORE \
+                or result.verdict.status is not Status.PASS:
+            return
+        if verify_command(step, outcome, options=self.options).passed:
+            return
+        masked = dataclasses.replace(outcome, output=self.redact()(outcome.output))
+        if not verify_command(step, masked, options=self.options).passed:
+            self.drifted.append(step.loc)
+
+
+def drift_line(drifted: Sequence[SourceLoc]) -> str:
+    """'2 outputs differ from the file: README.md:40, :55; `demorun check` shows how'."""
+    named, last = [], None
+    for loc in drifted:
+        named.append(f":{loc.line}" if loc.file == last else str(loc))
+        last = loc.file
+    count = len(drifted)
+    return (f"{count} output{'s' if count != 1 else ''} differ{'s' if count == 1 else ''} from the file: "
+            f"{', '.join(named)}; `demorun check` shows how")
 
 
 class TimingListener(Listener):
@@ -107,14 +153,22 @@ class TimingListener(Listener):
 
 def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | None, quiet: bool,
                record: str | None, timeout: float | None, no_init: bool,
-               cluster: ClusterOptions = ClusterOptions(), verbose: bool = False,
+               cluster: ClusterOptions | None = None, verbose: bool = False,
                timings: str | None = None) -> int:
-    """Replay FILE; 0 when every command succeeded, 1 otherwise, N after `exit N`.
+    """Replay FILE; 0 when every command succeeded (or it has none), 1 otherwise, N after `exit N`.
 
     `timings`: None for none, "" to print them at the end, a path to write them as JSON too.
     """
+    cluster = cluster or ClusterOptions()
     plan = load_plan(file, no_init=no_init)
     config = load_config(file)
+    findings = start_findings(plan)
+    for line in said_before(file, findings, None, goes_on="the run goes on, as demosh's would"):
+        click.echo(line, err=True)
+    empty = nothing_to_run(plan)
+    if empty is not None:
+        Screen().line(f"{file}: nothing to run: {empty.removeprefix('no runnable command: ')}", YELLOW)
+        return 0
     missing = missing_requirements(plan, cluster.requires, config)
     if missing:
         raise MissingRequirement(f"{file}: not run: {missing.message()}")
@@ -129,30 +183,17 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         size = shutil.get_terminal_size((80, 24))
         recorder = CastRecorder(record, width=max(size.columns, 80), height=max(size.lines, 24), title=file)
     screen = Screen(record=recorder.output if recorder else None)
-    listener = ReplayListener(screen, quiet=quiet, speed=speed)
+    listener = ReplayListener(screen, quiet=quiet, speed=speed, plan=plan)
+    drift = DriftListener(VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns))
     clock = Timings(file) if timings is not None else None
     started = time.monotonic()
     redact = Redactor()
-    limit = effective_timeout(timeout, config)
-    # Progress for what the replay does not show; the status line goes before anyone prints a failure.
-    progress = Progress(verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW)
     try:
-        live: list[Engine] = []
-        running = lambda: live[0].running() if live else None  # noqa: E731
-        with interrupts(lambda: live[0].session if live else None, where=running), \
-                ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
-                open_session(file, args, config, timeout=limit, extra_env=guard.env,
-                             read_ahead=not (speed or record or clock)) as session:
-            guard.attach(session)
-            listeners = [progress, listener, *guard.listeners] + ([] if clock is None else [TimingListener(clock)])
-            engine = Engine(plan, session, listeners=listeners, policy=Policy(
-                check_output=False, keep_going=keep_going, run_hooks=True,
-                default_timeout=limit, secret_names=config.secrets))
-            live.append(engine)
-            try:
-                results = engine.run_all()
-            finally:
-                redact = engine.redactor()
+        engine = _replay(plan, args, config, timeout=timeout, cluster=cluster,
+                         listeners=[listener, drift] + ([] if clock is None else [TimingListener(clock)]),
+                         verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW,
+                         read_ahead=not (speed or record or clock), keep_going=keep_going)
+        redact = engine.secrets.redactor
     finally:
         screen.restore_modes()
         if recorder:
@@ -163,22 +204,57 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             screen.line(line, DIM)
         if timings:
             clock.write(timings)
+    if drift.drifted:
+        screen.notice(drift_line(drift.drifted))
+    return _ending(engine, screen, time.monotonic() - started)
+
+
+def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | None, cluster: ClusterOptions,
+            listeners: list[Listener], verbose: bool, follow: Callable[[Step], bool], read_ahead: bool,
+            keep_going: bool) -> Engine:
+    """The engine after walking the whole plan in a session of its own, which has ended."""
+    limit = effective_timeout(timeout, config)
+    drift = next((x for x in listeners if isinstance(x, DriftListener)), None)
+    # Progress for what the replay does not show; the status line goes before anyone prints a failure.
+    progress = Progress(verbose=verbose, follow=follow)
+    live: list[Engine] = []
+    running = lambda: live[0].running() if live else None  # noqa: E731
+    with interrupts(lambda: live[0].session if live else None, where=running), \
+            ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
+            open_session(plan.file, args, config, timeout=limit, extra_env=guard.env,
+                         read_ahead=read_ahead) as session:
+        guard.attach(session)
+        engine = Engine(plan, session, listeners=[progress, *listeners, *guard.listeners], policy=Policy(
+            check_output=False, keep_going=keep_going, run_hooks=True,
+            default_timeout=limit, secret_names=config.secrets))
+        live.append(engine)
+        if drift is not None:
+            drift.redact = lambda: engine.secrets.redactor
+        try:
+            engine.run_all()
+        finally:
+            engine.redactor()  # the secrets' last values, for the recording
+    return engine
+
+
+def _ending(engine: Engine, screen: Screen, elapsed: float) -> int:
+    """The last line of a replay, and its exit code."""
+    results = engine.results
     failed = [r for r in results if r.verdict.status is Status.FAIL]
     ran = sum(1 for r in results if r.outcome is not None)
-    elapsed = time.monotonic() - started
     if engine.exit_step is not None:
         # bash's own exit status; a command bash rejected as it died has no outcome of its own
         status = next((r.outcome.status for r in results if r.step is engine.exit_step and r.outcome is not None),
-                      session.exit_status or 1)
+                      engine.session.exit_status or 1)
         screen.notice(f"{engine.exit_step.loc}: bash exited here with status {status} "
                       "(`exit`, or `set -e` after a failure); run ended")
         return status if status or not failed else 1
     if failed:
+        unrun = sum(1 for r in results if r.verdict.message.startswith("not run: stopped after"))
         screen.failure(f"{len(failed)} of {len(results)} commands failed ({elapsed:.1f}s); "
-                       f"first at {failed[0].step.loc}")
+                       f"first at {failed[0].step.loc}" + (f"; {unrun} not run" if unrun else ""))
         return 1
-    if not quiet:
-        screen.line(f"{ran} commands ran, all succeeded ({elapsed:.1f}s)", GREEN)
+    screen.line(f"{ran} command{'s' if ran != 1 else ''} ran, all succeeded ({elapsed:.1f}s)", GREEN)
     return 0
 
 

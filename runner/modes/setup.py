@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def load_plan(file: str, *, no_init: bool) -> Plan:
     """The parsed workshop. Only what makes a run impossible stops it (parse.BLOCKING); lint's
-    other errors are warned about on stderr, and the run goes on as demosh's would."""
+    other errors are the modes' to show (runner/modes/preamble.py), and the run goes on as demosh's would."""
     from ..parse.workshop import blocking_findings, parse_workshop
 
     plan = parse_workshop(file, no_init=no_init)
@@ -28,11 +28,6 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
     if blocking:
         listing = "\n".join(str(f) for f in blocking)
         raise ParseError(f"{file} has {len(blocking)} error(s); nothing was run\n{listing}")
-    if plan.errors:
-        import click
-    for finding in plan.errors:
-        click.echo(f"{finding.loc}: warning: {finding.message} [{finding.code}] (an error for lint)",
-                   err=True)
     # The plan lives as long as the run: the collector need not walk it again and again.
     gc.freeze()
     return plan

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from ..model import Expect, Kind, Modifiers, Visibility
@@ -71,6 +71,41 @@ class Directive(NamedTuple):
     words: tuple[str, ...] = ()  # path, names or tools
 
 
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known word `word` is most likely a typo of, ignoring case, else None: one letter
+    added, dropped, changed or two swapped (`SHWO`, `timout`), two in words over five letters."""
+    lowered = word.lower()
+    best: tuple[int, str] | None = None
+    for name in sorted(known):
+        allowed = 1 if len(name) <= 5 else 2
+        if abs(len(name) - len(word)) > allowed:
+            continue  # also keeps a 16 KiB word from costing a table of its size per name
+        distance = _edits(lowered, name.lower())
+        if distance <= allowed and (best is None or distance < best[0]):
+            best = (distance, name)
+    return best[1] if best else None
+
+
+def _edits(a: str, b: str) -> int:
+    """Letters added, dropped, changed or swapped with a neighbour to make `a` into `b`."""
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        before, row = row, current
+    return row[len(b)]
+
+
+def suggest(name: str) -> str | None:
+    """The directive an unknown `@name` was probably meant to be; new directives join KNOWN_NAMES."""
+    return closest(name, KNOWN_NAMES)
+
+
 def _split(name: str, args: str) -> list[str]:
     try:
         return shlex.split(args.replace("\\\n", " "))
@@ -92,8 +127,9 @@ def _modifier(name: str, args: str) -> Change:
         try:
             mode = Expect(value)
         except ValueError:
-            raise ValueError(f"'@expect' takes one of {', '.join(e.value for e in Expect)}; "
-                             f"got {value!r}") from None
+            near = closest(value, [e.value for e in Expect])
+            raise ValueError(f"'@expect' takes one of {', '.join(e.value for e in Expect)}; got {value!r}"
+                             + (f" (did you mean {near}?)" if near else "")) from None
         return lambda m: m._replace(expect=mode)
     if name == "exit":
         if value == "any":

@@ -5,9 +5,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from ..results import RunReport, Status, StepResult
+from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from .plain import clip_line, first_line, plain
+from .summary import LINT_SHOWN, nothing_checked
 
 # An annotation is read in a narrow box; the full difference is in the log and reports.
 DETAIL_LINE_LIMIT = 30
@@ -81,20 +82,16 @@ def _first_line_named(message: str, file: str) -> int:
 
 
 def github_annotations(report: RunReport, redact: Callable[[str], str], root: str | None = None) -> list[str]:
-    """One ::error line per failed command or broken file and one ::warning line per skipped file,
-    with paths relative to the repository `root` (found from the working folder by default)."""
+    """One ::error line per failed command or broken file, ::warning for a skipped or empty file
+    and each lint error (::error for those under --strict), ::notice for each `##` block --update
+    wrote; paths relative to the repository `root` (found from the working folder by default)."""
     report = redact_report(report, redact)
     root = root or repository_root()
     lines = []
     for fr in report.files:
-        if fr.error:
-            lines.append(_command("error", plain(fr.error), file=repository_path(fr.file, root),
-                                  line=_first_line_named(fr.error, fr.file), title="demorun: workshop not checked"))
-        if fr.skipped_reason and not fr.count(Status.PASS) and not fr.count(Status.FAIL):
-            lines.append(_command("warning", plain(fr.skipped_reason), file=repository_path(fr.file, root), line=1,
-                                  title="demorun: workshop skipped"))
+        lines += _file_annotations(fr, root)
         for result in fr.results:
-            if result.verdict.status is not Status.FAIL:
+            if result.verdict.status not in (Status.FAIL, Status.UPDATED):
                 continue
             step = result.step
             end = step.expected.end_line if step.expected else step.end_line
@@ -103,5 +100,32 @@ def github_annotations(report: RunReport, redact: Callable[[str], str], root: st
             if end > step.loc.line:
                 properties["endLine"] = end
             properties["title"] = f"demorun: {plain(first_line(step.text))}"
-            lines.append(_command("error", _message(result), **properties))
+            if result.verdict.status is Status.UPDATED:
+                lines.append(_command("notice", plain(result.verdict.message), **properties))
+            else:
+                lines.append(_command("error", _message(result), **properties))
+    return lines
+
+
+def _file_annotations(fr: FileReport, root: str) -> list[str]:
+    """What is said of a file as a whole: broken, skipped, nothing to run, lint errors."""
+    path = repository_path(fr.file, root)
+    lines = []
+    if fr.error:
+        lines.append(_command("error", plain(fr.error), file=path,
+                              line=_first_line_named(fr.error, fr.file), title="demorun: workshop not checked"))
+    if fr.skipped_reason and not fr.count(Status.PASS) and not fr.count(Status.FAIL):
+        lines.append(_command("warning", plain("\n".join([fr.skipped_reason, *fr.hints])), file=path, line=1,
+                              title="demorun: workshop skipped"))
+    strictly = "error" if fr.strict else "warning"
+    if nothing_checked(fr):
+        lines.append(_command(strictly, plain(fr.empty or "no command ran"), file=path, line=1,
+                              title="demorun: nothing to run"))
+    for finding in fr.lint_errors[:LINT_SHOWN]:
+        lines.append(_command(strictly, plain(finding.message), file=repository_path(finding.loc.file, root),
+                              line=finding.loc.line, title=f"demorun lint: {finding.code}"))
+    more = len(fr.lint_errors) - LINT_SHOWN
+    if more > 0:
+        lines.append(_command(strictly, f"and {more} more lint errors: `demorun lint {fr.file}` lists them all",
+                              file=path, line=1, title="demorun lint"))
     return lines

@@ -18,7 +18,16 @@ from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
 from .plain import OUTPUT_BYTE_LIMIT, OUTPUT_LINE_LIMIT, clip_line, clip_output, first_line, plain
-from .summary import ForgivenValue, file_label, file_status, forgiven_values, format_duration
+from .summary import (
+    ForgivenValue,
+    empty_reason,
+    file_label,
+    file_status,
+    forgiven_values,
+    format_duration,
+    lint_note,
+    nothing_checked,
+)
 
 Redact = Callable[[str], str]
 _COMMENT = re.compile(r"\s*<!--.*?-->\s*", re.S)
@@ -200,7 +209,11 @@ def render_html(report: RunReport, redact: Redact) -> str:
             "skipped": fr.count(Status.SKIP),
             "duration": format_duration(fr.duration),
             "skipped_reason": plain(fr.skipped_reason) if fr.skipped_reason else "",
+            "hints": [plain(hint) for hint in fr.hints],
             "error": plain(fr.error) if fr.error else "",
+            "empty": plain(empty_reason(fr)) if nothing_checked(fr) else "",
+            "lint": [{"loc": str(f.loc), "message": plain(f.message), "code": f.code} for f in fr.lint_errors],
+            "lint_note": lint_note(fr),
             "blocks": _blocks(fr, original, number, markdown, redact),
         })
         for k, result in enumerate(fr.results):
@@ -212,8 +225,13 @@ def render_html(report: RunReport, redact: Redact) -> str:
                     "message": plain(result.verdict.message),
                 })
     totals = {s.value: masked.count(s) for s in Status}
-    broken = any(fr.error for fr in report.files)
-    overall = "fail" if totals["fail"] or broken else "skip" if totals["skip"] and not totals["pass"] else "pass"
+    statuses = {file_status(fr) for fr in report.files}
+    if Status.FAIL in statuses:
+        overall = "fail"
+    elif not totals["pass"] and not totals["updated"]:
+        overall = "skip" if totals["skip"] else "empty"  # nothing checked is not a pass
+    else:
+        overall = "updated" if totals["updated"] else "pass"
     return _ENVIRONMENT.get_template("report.html.j2").render(
         files=files, failures=failures, totals=totals, overall=overall,
         duration=format_duration(masked.duration),

@@ -9,6 +9,7 @@ from ..files import write_atomic
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from .plain import clip_line, clip_output, first_line, plain
+from .summary import STRICTLY, lint_note, nothing_checked
 
 # XML 1.0 cannot hold these even as character references; parsers reject the file.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -39,7 +40,6 @@ def _failure_text(result: StepResult) -> str:
 
 def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
     step = result.step
-    duration = result.outcome.duration if result.outcome else 0.0
     case = ET.SubElement(
         suite,
         "testcase",
@@ -47,7 +47,7 @@ def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
         name=_xml(case_name(result)),
         file=_xml(step.loc.file),
         line=str(step.loc.line),
-        time=_seconds(duration),
+        time=_seconds(result.elapsed),  # an interrupted command's too: how long it ran
     )
     verdict = result.verdict
     if verdict.status is Status.FAIL:
@@ -57,7 +57,13 @@ def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
         )
         failure.text = _xml(_failure_text(result))
     elif verdict.status is Status.SKIP:
-        ET.SubElement(case, "skipped", message=_xml(verdict.message or fr.skipped_reason or ""))
+        skipped = ET.SubElement(case, "skipped", message=_xml(verdict.message or fr.skipped_reason or ""))
+        skipped.text = _xml("\n".join(fr.hints)) or None  # a file skipped for a missing tool: how to get it
+    elif verdict.status is Status.UPDATED:
+        # JUnit has no word for it: a passing case (it matches the file now) that says what was written.
+        properties = ET.SubElement(case, "properties")
+        ET.SubElement(properties, "property", name="demorun.status", value="updated")
+        ET.SubElement(properties, "property", name="demorun.updated", value=_xml(verdict.message))
     if result.outcome is not None and result.outcome.output:
         out = ET.SubElement(case, "system-out")
         out.text = clip_output(_xml(result.outcome.output))
@@ -73,30 +79,51 @@ def _broken_suite(root: ET.Element, fr: FileReport) -> None:
     error.text = _xml(fr.error or "")
 
 
-def _testsuite(root: ET.Element, fr: FileReport) -> tuple[int, int, int]:
-    results = fr.results
-    counts = (len(results), fr.count(Status.FAIL), fr.count(Status.SKIP))
-    if not results and fr.skipped_reason:
+def _file_case(suite: ET.Element, fr: FileReport, name: str, line: int = 1) -> ET.Element:
+    """A case for the file as a whole, not one of its commands."""
+    return ET.SubElement(suite, "testcase", classname=_xml(fr.file), name=_xml(name), file=_xml(fr.file),
+                         line=str(line), time=_seconds(0.0))
+
+
+def _file_cases(suite: ET.Element, fr: FileReport) -> tuple[int, int, int]:
+    """Cases for what is true of the file as a whole: skipped (a tool is missing), nothing to
+    run, and under --strict its lint errors. (tests, failures, skipped) among them."""
+    counts = [0, 0, 0]
+    if not fr.results and fr.skipped_reason:
         # A whole file skipped (a missing tool) still shows up, as one skipped case.
-        counts = (1, 0, 1)
-    suite = ET.SubElement(
-        root,
-        "testsuite",
-        name=_xml(fr.file),
-        tests=str(counts[0]),
-        failures=str(counts[1]),
-        errors="0",
-        skipped=str(counts[2]),
-        time=_seconds(fr.duration),
-    )
-    if not results and fr.skipped_reason:
-        case = ET.SubElement(
-            suite, "testcase", classname=_xml(fr.file), name=_xml(fr.file), file=_xml(fr.file),
-            time=_seconds(0.0),
-        )
-        ET.SubElement(case, "skipped", message=_xml(fr.skipped_reason))
-    for result in results:
+        skipped = ET.SubElement(_file_case(suite, fr, fr.file), "skipped", message=_xml(fr.skipped_reason))
+        skipped.text = _xml("\n".join(fr.hints)) or None
+        counts = [1, 0, 1]
+    elif nothing_checked(fr):
+        case = _file_case(suite, fr, fr.file)
+        reason = fr.empty or "no command ran"
+        if fr.strict:
+            ET.SubElement(case, "failure", message=_xml(f"{reason} ({STRICTLY})"), type="empty")
+            counts = [1, 1, 0]
+        else:
+            ET.SubElement(case, "skipped", message=_xml(reason))
+            counts = [1, 0, 1]
+    errors = fr.lint_errors
+    if errors:
+        listing = "\n".join(_xml(str(f)) for f in errors)
+        if fr.strict:
+            case = _file_case(suite, fr, f"{fr.file} lint", errors[0].loc.line)
+            failure = ET.SubElement(case, "failure", message=_xml(f"{lint_note(fr)}"), type="lint")
+            failure.text = listing
+            counts = [counts[0] + 1, counts[1] + 1, counts[2]]
+        else:
+            ET.SubElement(suite, "system-err").text = listing
+    return counts[0], counts[1], counts[2]
+
+
+def _testsuite(root: ET.Element, fr: FileReport) -> tuple[int, int, int]:
+    suite = ET.SubElement(root, "testsuite", name=_xml(fr.file), time=_seconds(fr.duration))
+    for result in fr.results:
         _testcase(suite, fr, result)
+    tests, failures, skipped = _file_cases(suite, fr)
+    counts = (len(fr.results) + tests, fr.count(Status.FAIL) + failures, fr.count(Status.SKIP) + skipped)
+    for key, value in zip(("tests", "failures", "errors", "skipped"), (counts[0], counts[1], 0, counts[2])):
+        suite.set(key, str(value))
     return counts
 
 

@@ -16,21 +16,49 @@ from ..verify.diff import diff_line_kind
 from ..verify.normalise import normalise
 from .plain import clip_line, first_line, plain
 
-_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow"}
+LINT_SHOWN = 20  # lint errors listed one by one per file; the rest are counted (`demorun lint` lists all)
+_STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow", Status.UPDATED: "cyan",
+          Status.EMPTY: "yellow"}
+STRICTLY = "--strict: a failure"
+
+
+def nothing_checked(fr: FileReport) -> bool:
+    """A file that could be read but held nothing to run (a reason says where its fences are)."""
+    return not fr.error and (fr.empty is not None or (not fr.results and not fr.skipped_reason))
 
 
 def file_status(fr: FileReport) -> Status:
-    """A file fails if it is broken or any command failed, is skipped if nothing in it passed, else passes."""
-    if fr.error or fr.count(Status.FAIL):
+    """FAIL if it is broken, a command failed or (--strict) it has lint errors or nothing to run;
+    EMPTY if nothing in it could run; SKIP if nothing in it passed; UPDATED if `--update` wrote
+    a block of it; else PASS."""
+    empty = nothing_checked(fr)
+    if fr.error or fr.count(Status.FAIL) or (fr.strict and (fr.lint_errors or empty)):
         return Status.FAIL
-    if fr.skipped_reason or (fr.results and not fr.count(Status.PASS)):
+    if empty:
+        return Status.EMPTY
+    if fr.skipped_reason or not (fr.count(Status.PASS) or fr.count(Status.UPDATED)):
         return Status.SKIP
-    return Status.PASS
+    return Status.UPDATED if fr.count(Status.UPDATED) else Status.PASS
 
 
 def file_label(fr: FileReport) -> str:
-    """PASS, FAIL or SKIP, or ERROR for a file that could not be read, so nothing in it ran."""
-    return "ERROR" if fr.error else file_status(fr).name
+    """The status's word, or ERROR for a file that could not be read and EMPTY for one with nothing
+    to run, whether or not --strict fails it."""
+    if fr.error:
+        return "ERROR"
+    return "EMPTY" if nothing_checked(fr) else file_status(fr).name
+
+
+def empty_reason(fr: FileReport) -> str:
+    """Why nothing in a file ran, without the words its label already says."""
+    return (fr.empty or "no command ran").removeprefix("no runnable command: ")
+
+
+def lint_note(fr: FileReport) -> str:
+    errors = len(fr.lint_errors)
+    if not errors:
+        return ""
+    return f"{errors} lint error{'s' if errors != 1 else ''}" + (f" ({STRICTLY})" if fr.strict else "")
 
 
 def format_duration(seconds: float) -> str:
@@ -41,8 +69,10 @@ def format_duration(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s"
 
 
-def _counts(passed: int, failed: int, skipped: int) -> str:
-    return f"{passed} passed, {failed} failed, {skipped} skipped"
+def _counts(fr: FileReport | RunReport) -> str:
+    said = f"{fr.count(Status.PASS)} passed, {fr.count(Status.FAIL)} failed, {fr.count(Status.SKIP)} skipped"
+    updated = fr.count(Status.UPDATED)
+    return said + (f", {updated} updated" if updated else "")
 
 
 def file_progress_line(fr: FileReport) -> str:
@@ -50,20 +80,24 @@ def file_progress_line(fr: FileReport) -> str:
     if fr.error:
         lines = fr.error.splitlines() or [""]
         return f"ERROR {fr.file}  not checked: {plain(lines[0])}{' …' if len(lines) > 1 else ''}"
-    status = file_status(fr)
-    line = (f"{status.name} {fr.file}  "
-            f"{_counts(fr.count(Status.PASS), fr.count(Status.FAIL), fr.count(Status.SKIP))}  "
-            f"({format_duration(fr.duration)})")
+    if nothing_checked(fr):
+        line = f"EMPTY {fr.file}  nothing to run: {plain(empty_reason(fr))}"
+        return line + (f"  ({STRICTLY})" if fr.strict else "")
+    line = f"{file_status(fr).name} {fr.file}  {_counts(fr)}  ({format_duration(fr.duration)})"
+    if fr.lint_errors:
+        line += f"  {lint_note(fr)}"
     if fr.skipped_reason:
         line += f"  skipped: {plain(fr.skipped_reason)}"
     return line
 
 
 def file_progress_lines(fr: FileReport) -> list[str]:
-    """The progress line, then why commands were skipped (runs of one reason as one line) and notices."""
+    """The progress line, then how to get what a skipped file lacks, why commands were skipped
+    (runs of one reason as one line) and notices."""
     lines = [file_progress_line(fr)]
     if fr.interrupted:
         lines[0] += f"  {fr.interrupted}"
+    lines += [f"  - {plain(hint)}" for hint in fr.hints]
     if not fr.skipped_reason:
         lines += [f"  skipped {span}: {plain(reason)}" for span, reason in _skip_runs(fr.results)]
     lines += [f"  note {loc}: {plain(message)}" for loc, message in fr.notices]
@@ -87,8 +121,9 @@ def _skip_runs(results: tuple[StepResult, ...]) -> list[tuple[str, str]]:
         if not run:
             continue
         first, last = run[0].step.loc, run[-1].step.loc
+        count = f"({len(run)} commands)"
         span = str(first) if len(run) == 1 else (
-            f"{first}-{last.line} ({len(run)} commands)" if first.file == last.file else f"{first} ({len(run)} commands)")
+            f"{first}-{last.line} {count}" if first.file == last.file else f"{first} {count}")
         spans.append((span, reason))
     return spans
 
@@ -167,36 +202,97 @@ def _error(fr: FileReport) -> list[Text]:
     return [head, *(Text("  " + plain(line)) for line in (fr.error or "").splitlines())]
 
 
+def _strict_failures(fr: FileReport) -> list[Text]:
+    """What --strict alone fails in a file: its lint errors, or that it has nothing to run."""
+    lines = []
+    if nothing_checked(fr):
+        head = Text()
+        head.append("EMPTY ", style=_STYLE[Status.FAIL])
+        head.append(fr.file, style="bold")
+        lines += [head, Text(f"  nothing to run: {plain(empty_reason(fr))} ({STRICTLY})")]
+    for finding in fr.lint_errors[:LINT_SHOWN]:
+        head = Text()
+        head.append("LINT ", style=_STYLE[Status.FAIL])
+        head.append(str(finding.loc), style="bold")
+        lines += [head, Text(f"  {clip_line(plain(finding.message))} [{finding.code}] ({STRICTLY})")]
+    more = len(fr.lint_errors) - LINT_SHOWN
+    if more > 0:
+        lines.append(Text(f"LINT … and {more} more in {fr.file}: `demorun lint {fr.file}` lists them all"))
+    return lines
+
+
+def _updated(result: StepResult) -> Text:
+    line = Text()
+    line.append("UPDATED ", style=_STYLE[Status.UPDATED])
+    line.append(str(result.step.loc), style="bold")
+    line.append(f"  {plain(first_line(result.step.text))}")
+    said = result.verdict.message.removeprefix(f"{result.step.loc}: ")
+    line.append(f"  ({plain(said)})", style="dim")
+    return line
+
+
 def failure_text(result: StepResult) -> str:
     """A failed command as the summary shows it, in plain text: for the pytest plugin's reports."""
     return "\n".join(line.plain for line in _failure(result))
+
+
+def _note(fr: FileReport) -> Text:
+    if fr.error:
+        return Text("not checked: see above")
+    if nothing_checked(fr):
+        return Text("nothing to run: see above")
+    said = [f"skipped: {plain(fr.skipped_reason)}"] if fr.skipped_reason else []
+    said += [lint_note(fr)] if fr.lint_errors else []
+    return Text("; ".join(said))
 
 
 def _table(report: RunReport) -> Table:
     table = Table(box=box.SIMPLE, show_footer=True, show_edge=False, pad_edge=False)
     table.add_column("", footer="")
     table.add_column("file", footer="total")
-    for name, status in (("passed", Status.PASS), ("failed", Status.FAIL), ("skipped", Status.SKIP)):
+    shown = [("passed", Status.PASS), ("failed", Status.FAIL), ("skipped", Status.SKIP)]
+    if report.count(Status.UPDATED):
+        shown.append(("updated", Status.UPDATED))
+    for name, status in shown:
         table.add_column(name, justify="right", footer=str(report.count(status)))
     table.add_column("time", justify="right", footer=format_duration(report.duration))
     table.add_column("note")
     for fr in report.files:
-        status = file_status(fr)
-        table.add_row(
-            Text(file_label(fr), style=_STYLE[status]),
-            Text(fr.file),
-            str(fr.count(Status.PASS)),
-            Text(str(fr.count(Status.FAIL)), style=_STYLE[Status.FAIL] if fr.count(Status.FAIL) else ""),
-            str(fr.count(Status.SKIP)),
-            format_duration(fr.duration),
-            Text(f"skipped: {plain(fr.skipped_reason)}" if fr.skipped_reason
-                 else "not checked: see above" if fr.error else ""),
-        )
+        counts = [Text(str(fr.count(s)), style=_STYLE[Status.FAIL] if s is Status.FAIL and fr.count(s) else "")
+                  for _, s in shown]
+        table.add_row(Text(file_label(fr), style=_STYLE[file_status(fr)]), Text(fr.file), *counts,
+                      format_duration(fr.duration), _note(fr))
     return table
 
 
+def _total(report: RunReport) -> Text:
+    """The last line: counts of commands, then of files that are not what their commands say."""
+    failed, passed, skipped = (report.count(s) for s in (Status.FAIL, Status.PASS, Status.SKIP))
+    total = Text()
+    total.append(f"{failed} failed", style=_STYLE[Status.FAIL] if failed else "")
+    total.append(", ")
+    total.append(f"{passed} passed", style=_STYLE[Status.PASS] if passed else "")
+    total.append(f", {skipped} skipped")
+    updated = report.count(Status.UPDATED)
+    if updated:
+        total.append(f", {updated} updated", style=_STYLE[Status.UPDATED])
+    files = report.files
+    for count, what, strictly in (
+            (sum(1 for fr in files if nothing_checked(fr)), "empty file", any(fr.strict for fr in files)),
+            (sum(len(fr.lint_errors) for fr in files), "lint error", any(fr.strict for fr in files))):
+        if count:
+            total.append(f", {count} {what}{'s' if count != 1 else ''}" + (f" ({STRICTLY})" if strictly else ""),
+                         style=_STYLE[Status.FAIL] if strictly else _STYLE[Status.SKIP])
+    errors = sum(1 for fr in files if fr.error)
+    if errors:
+        total.append(f", {errors} error{'s' if errors != 1 else ''}", style=_STYLE[Status.FAIL])
+    total.append(f" in {format_duration(report.duration)}")
+    return total
+
+
 def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bool, verbose: bool = False) -> str:
-    """Every failure with its message and difference, a table of counts per file, and the totals.
+    """Broken files, every failure with its message and difference, what --update wrote, a table
+    of counts per file, and the totals.
 
     `verbose` first lists, command by command, the values that differed from
     the `##` block but were forgiven, and the rule that forgave each.
@@ -209,30 +305,25 @@ def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bo
                       color_system="standard" if color else None, width=200,
                       highlight=False, emoji=False, markup=False, legacy_windows=False)
     for fr in report.files:
-        if fr.error:
-            for line in _error(fr):
-                console.print(line, soft_wrap=True)
+        blocks = (_error(fr) if fr.error else []) + (_strict_failures(fr) if fr.strict and not fr.error else [])
+        for line in blocks:
+            console.print(line, soft_wrap=True)
+        if blocks:
             console.print()
     if verbose:
         for result in (r for fr in raw.files for r in fr.results if r.verdict.forgiven):
             for line in _forgiven(result, redact):
                 console.print(line, soft_wrap=True)
             console.print()
-    failures = [r for fr in report.files for r in fr.results if r.verdict.status is Status.FAIL]
-    for result in failures:
+    for result in (r for fr in report.files for r in fr.results if r.verdict.status is Status.FAIL):
         for line in _failure(result):
             console.print(line, soft_wrap=True)
         console.print()
+    updated = [r for fr in report.files for r in fr.results if r.verdict.status is Status.UPDATED]
+    for result in updated:
+        console.print(_updated(result), soft_wrap=True)
+    if updated:
+        console.print()
     console.print(_table(report))
-    failed, passed, skipped = (report.count(s) for s in (Status.FAIL, Status.PASS, Status.SKIP))
-    total = Text()
-    total.append(f"{failed} failed", style=_STYLE[Status.FAIL] if failed else "")
-    total.append(", ")
-    total.append(f"{passed} passed", style=_STYLE[Status.PASS] if passed else "")
-    total.append(f", {skipped} skipped")
-    errors = sum(1 for fr in report.files if fr.error)
-    if errors:
-        total.append(f", {errors} error{'s' if errors != 1 else ''}", style=_STYLE[Status.FAIL])
-    total.append(f" in {format_duration(report.duration)}")
-    console.print(total, soft_wrap=True)
+    console.print(_total(report), soft_wrap=True)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())

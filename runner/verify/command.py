@@ -17,9 +17,10 @@ _PASS = Verdict(Status.PASS)  # one for every passing command: verdicts are immu
 def verify_command(step: Step, outcome: Outcome, *, options: VerifyOptions = _DEFAULT) -> Verdict:
     """Pass, or fail with one line naming file:line and what went wrong."""
     if outcome.timed_out and not outcome.stopped:
-        limit = step.modifiers.timeout or outcome.duration
-        how = f" ({outcome.recovery})" if outcome.recovery else ""
-        return Verdict(Status.FAIL, f"{step.loc}: timed out after {_seconds(limit)}{how}", _tail(outcome.output))
+        limit = outcome.limit or step.modifiers.timeout or outcome.duration
+        how = f", {outcome.recovery}" if outcome.recovery else ""
+        return Verdict(Status.FAIL, f"{step.loc}: timed out after the {_limit(limit)} limit "
+                                    f"(stopped at {outcome.duration:.2f} s{how})", _tail(outcome.output))
     wanted = step.modifiers.exit
     if not outcome.stopped and wanted is not None and outcome.status != wanted:
         return Verdict(Status.FAIL, f"{step.loc}: exit status {outcome.status}, expected {wanted}",
@@ -51,8 +52,8 @@ def _tail(output: str) -> tuple[str, ...]:
     return tuple(normalise(output)[-TAIL:])
 
 
-def _seconds(value: float) -> str:
-    """90 -> `90s`, 300 -> `5m`, 0.5 -> `0.5s`: durations as workshops write them."""
+def _limit(value: float) -> str:
+    """90 -> `90 s`, 300 -> `5 min`, 0.5 -> `0.5 s`: a time limit as people say it."""
     if value >= 60 and value % 60 == 0:
-        return f"{value / 60:g}m"
-    return f"{value:g}s"
+        return f"{value / 60:g} min"
+    return f"{value:g} s"

@@ -16,15 +16,18 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext, supp
 from ...config import load_config
 from ...errors import Aborted, DemorunError, MissingRequirement
 from ...printable import visible
-from ...terminal.keys import Keyboard
+from ...terminal.keys import CTRL_C, Keyboard
 from ...terminal.screen import DIM, Screen
 from ...timings import Timings, check_writable
+from ..preamble import nothing_to_run, said_before, start_findings
 from ..setup import load_plan, missing_requirements
 from .opening import show_opening, terminal_size
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:
     from ...cluster.guard import ClusterOptions
+    from ...config import Config
+    from ...model import Plan
     from ...secrets import Redactor
     from .notes import Channel
 
@@ -45,20 +48,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     """
     if speed is not None and speed <= 0:
         raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
-    plan = load_plan(file, no_init=no_init)
-    config = load_config(file)
-    missing = missing_requirements(plan, cluster.requires if cluster else (), config)
-    if missing:
-        raise MissingRequirement(f"{file}: not presented: {missing.message()}")
-    start = 0
-    if start_at:
-        from .sections import find_section
-
-        start = find_section(plan, start_at).index
-    if timings:
-        check_writable(timings)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise DemorunError(f"{file}: present needs a terminal; use `demorun run {file}` to replay it unattended")
+    plan, config, start = _ready(file, no_init=no_init, cluster=cluster, start_at=start_at, timings=timings)
     size = terminal_size()
 
     recorder = None
@@ -69,10 +59,13 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     screen = Screen(record=recorder.output if recorder else None, width=size.columns)
     clock = Timings(file)
     channel: Channel | None = None  # without --notes, made after the opening, which needs none
+    said = said_before(file, start_findings(plan), nothing_to_run(plan), goes_on="the show goes on, as demosh's would")
     if notes:
         from .notes import NotesChannel
 
         channel = NotesChannel(screen, notes, file, clock)
+        for line in said:
+            channel.say(line)
     redact: Redactor | None = None
     guard: AbstractContextManager = nullcontext()
     if cluster is not None:
@@ -81,6 +74,9 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         guard = ClusterGuard(plan, cluster, config_env=config.env, announce=screen.notice)
     try:
         with guard as entered, _ending_signals(), Keyboard(sys.stdin.fileno()) as keys:
+            stop = _read_first(screen, keys, said) if said and not notes else None
+            if stop is not None:
+                return stop
             opened = 0 if start else show_opening(plan, screen, clock)
             # The shell, the engine and the checker: loaded while the audience reads the opening.
             from .live import run_show
@@ -109,6 +105,39 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
         if timings:
             clock.write(timings)
     return code
+
+
+def _ready(file: str, *, no_init: bool, cluster: ClusterOptions | None, start_at: str | None,
+           timings: str | None) -> tuple[Plan, Config, int]:
+    """The plan, its configuration and the step to start from, once nothing stands in the show's way."""
+    plan = load_plan(file, no_init=no_init)
+    config = load_config(file)
+    missing = missing_requirements(plan, cluster.requires if cluster else (), config)
+    if missing:
+        raise MissingRequirement(f"{file}: not presented: {missing.message()}")
+    start = 0
+    if start_at:
+        from .sections import find_section
+
+        start = find_section(plan, start_at).index
+    if timings:
+        check_writable(timings)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise DemorunError(f"{file}: present needs a terminal; use `demorun run {file}` to replay it unattended")
+    return plan, config, start
+
+
+def _read_first(screen: Screen, keys: Keyboard, said: list[str]) -> int | None:
+    """Lint's errors (or that nothing will run) on a page of the presenter's own, before the
+    audience's first screen: never recorded, and gone when a key is pressed. None to start the
+    show; the exit code for q (0) or Ctrl-C (130), which stop here."""
+    screen.open_page([*(visible(line) for line in said), "",
+                      screen.style("RETURN (any key): start the show · q: stop here", DIM)])
+    try:
+        key = keys.read()
+    finally:
+        screen.close_page()
+    return 0 if key in ("q", "Q") else 130 if key == CTRL_C else None
 
 
 @contextmanager
