@@ -276,7 +276,7 @@ def redact_file(report: FileReport, redact: Callable[[str], str]) -> FileReport:
         plan=None if report.plan is None else _redact_plan(report.plan, redact),
         error=None if report.error is None else redact(report.error),
         empty=None if report.empty is None else redact(report.empty),
-        findings=tuple(dataclasses.replace(f, message=redact(f.message)) for f in report.findings),
+        findings=tuple(f._replace(message=redact(f.message)) for f in report.findings),
         hints=tuple(map(redact, report.hints)),
     )
 
