@@ -4,7 +4,6 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from ..errors import ParseError
 
@@ -62,7 +61,7 @@ def open_session(file: str, args: list[str], config: Config, *, timeout: float,
     from ..session.session import Session
 
     env = {**config.env, **(extra_env or {})}
-    return Session(cwd=str(Path(file).resolve().parent), env=env, argv0=file, args=args, cols=cols,
+    return Session(cwd=os.path.dirname(os.path.realpath(file)), env=env, argv0=file, args=args, cols=cols,
                    rows=rows, default_timeout=timeout, unattended=unattended,
                    read_ahead=unattended if read_ahead is None else read_ahead)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import DemorunError
@@ -31,7 +30,8 @@ set -r
 mapfile -d '' -t __demorun_items
 for (( __demorun_i = 0; __demorun_i < ${#__demorun_items[@]}; __demorun_i += 2 )); do
   __demorun_text=${__demorun_items[__demorun_i + 1]}
-  if [[ ${__demorun_items[__demorun_i]} == fast ]]; then eval "$__demorun_text"; else ( eval "set -n; $__demorun_text" ); fi
+  if [[ ${__demorun_items[__demorun_i]} == fast ]]; then eval "$__demorun_text"
+  else ( eval "set -n; $__demorun_text" ); fi
   printf '\0%d\0' "$?"
 done
 """
@@ -112,6 +112,8 @@ def _all_parse(commands: list[str]) -> bool:
     `-n` runs nothing, so no guard is needed; a command that could close its wrapper early
     leaves the next wrapper unbalanced, which bash reports, and the slow path then judges.
     """
+    import subprocess  # here: `present` asks on_path before its first screen, and subprocess costs 3 ms
+
     script = "\n".join(_wrap(text.replace("\0", "")) for text in commands) + "\n"
     with _seekable(script.encode("utf-8", "replace")) as stdin:
         try:
@@ -133,6 +135,8 @@ def check_syntax_located(commands: list[str]) -> list[SyntaxProblem | None]:
         return []
     if _all_parse(commands):
         return [None] * len(commands)
+    import subprocess
+
     batch = [_PROBE] + list(commands)
     feed = bytearray()
     for text in batch:
