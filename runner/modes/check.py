@@ -55,7 +55,7 @@ class FileCheck:
 
 def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
                update: bool = False, cluster: ClusterOptions | None = None, verbose: bool = False,
-               progress: bool = True, strict: bool = False) -> FileCheck:
+               progress: bool = True, strict: bool = False, explain: bool = True) -> FileCheck:
     """Parse, configure and check one workshop in a session of its own.
 
     The one unit the serial loop, the parallel workers and the pytest plugin share.
@@ -64,7 +64,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     right away, so --update never writes over an edit made during the run.
     `progress` shows which command runs and lint's errors as it starts (off in worker
     processes: only the main one writes). `strict` counts skips, lint errors and an empty
-    file as failures.
+    file as failures. `explain` collects the values forgiven, for the reports that show them.
     """
     try:
         plan = load_plan(file, no_init=no_init)
@@ -80,14 +80,16 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     if progress and findings:
         _say_before(plan.file, findings, strict)
     checked = _check_plan(plan, config, fingerprints, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
-                          verbose=verbose, progress=progress)
+                          verbose=verbose, progress=progress,
+                          explain=explain)
     report = dataclasses.replace(checked.report, findings=findings, strict=strict)
     return dataclasses.replace(checked, report=skips_failed(report) if strict else report,
                                said=progress or not findings)
 
 
 def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fail_fast: bool,
-                timeout: float | None, cluster: ClusterOptions | None, verbose: bool, progress: bool) -> FileCheck:
+                timeout: float | None, cluster: ClusterOptions | None, verbose: bool, progress: bool,
+                explain: bool) -> FileCheck:
     """Run the commands of a parsed, configured workshop (or skip them, when the machine lacks a tool)."""
     started = time.monotonic()
     cluster = cluster or ClusterOptions()
@@ -101,7 +103,7 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
     # The handlers cover the session's closing too: its EXIT traps get their time after a stop.
     with interrupts(lambda: live["engine"].session if live else None, where=lambda: _running(live)), \
             checking(plan, config, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
-                     listeners=[shown] if shown else []) as engine, \
+                     listeners=[shown] if shown else [], explain=explain) as engine, \
             shown or nullcontext():
         live["engine"] = engine
         if shown:
@@ -142,14 +144,15 @@ def requirement_skips(plan: Plan, requires: Sequence[str] = (), config: Config |
 
 @contextmanager
 def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | None,
-             listeners: Sequence[Listener] = (), cluster: ClusterOptions | None = None) -> Iterator[Engine]:
+             listeners: Sequence[Listener] = (), cluster: ClusterOptions | None = None,
+             explain: bool = True) -> Iterator[Engine]:
     """An engine with check's policy on a fresh session for `plan`, closed on the way out.
 
     The session has its own KUBECONFIG, and clusters it creates are deleted after it has ended.
     """
     limit = effective_timeout(timeout, config)
     policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
-                    verify=_verify_options(config), secret_names=config.secrets)
+                    verify=_verify_options(config, collect_forgiven=explain), secret_names=config.secrets)
     with ClusterGuard(plan, cluster or ClusterOptions(), config_env=config.env, announce=_announce) as guard, \
             open_session(plan.file, [], config, timeout=limit, extra_env=guard.env) as session:
         guard.attach(session)
@@ -184,7 +187,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     with interrupts(lambda: None):
         try:
             one = functools.partial(check_file, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
-                                    update=update, verbose=verbose, progress=jobs <= 1, strict=strict)
+                                    update=update, verbose=verbose, progress=jobs <= 1, strict=strict,
+                                    explain=verbose or bool(html or json_path))
             with sweep, closing(check_units(layout, jobs, check=one, wrap=FileCheck, cluster=cluster,
                                             announce=_announce, no_init=no_init,
                                             on_wait=_announce if verbose else None)) as results:
@@ -310,8 +314,9 @@ def _echo(text: str, **kwargs) -> None:
         click.echo(text, **kwargs)
 
 
-def _verify_options(config: Config) -> VerifyOptions:
-    return VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns)
+def _verify_options(config: Config, collect_forgiven: bool = False) -> VerifyOptions:
+    return VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns,
+                         collect_forgiven=collect_forgiven)
 
 
 def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, html: str | None,

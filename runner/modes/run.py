@@ -184,7 +184,8 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         recorder = CastRecorder(record, width=max(size.columns, 80), height=max(size.lines, 24), title=file)
     screen = Screen(record=recorder.output if recorder else None)
     listener = ReplayListener(screen, quiet=quiet, speed=speed, plan=plan)
-    drift = DriftListener(VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns))
+    drift = DriftListener(VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns,
+                                        collect_forgiven=False))
     clock = Timings(file) if timings is not None else None
     started = time.monotonic()
     redact = Redactor()

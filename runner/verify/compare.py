@@ -38,7 +38,10 @@ def compare_output(expected: Sequence[str], actual: str, *, expect: str = "auto"
 
 def judge_output(expected: Sequence[str], actual: str, *, expect: str = "auto", masks: Sequence[str] = (),
                  options: VerifyOptions = _DEFAULT, pins: Pins = NO_PINS, limit: int = MAX_FORGIVEN) -> Judgement:
-    """What differs, as compare_output says, and the first `limit` values that differed but were forgiven."""
+    """What differs, as compare_output says, and the first `limit` values that differed but were forgiven
+    (none when the options do not collect them)."""
+    if not options.collect_forgiven:
+        return Judgement(_judge(expected, actual, expect, masks, options, pins, None))
     forgiven = Forgiveness(limit)
     mismatch = _judge(expected, actual, expect, masks, options, pins, forgiven)
     return Judgement(mismatch, tuple(forgiven.found))

@@ -12,6 +12,9 @@ class VerifyOptions:
 
     masks: tuple[tuple[str, str], ...] = ()  # extra (name, regex) treated as volatile
     volatile_columns: tuple[str, ...] = ()  # extra column titles that accept any value of the same shape
+    # Whether to collect the values forgiven (Verdict.forgiven): only `check -v`, --html and --json
+    # show them, and collecting cost a check of volatile tables a tenth of its time.
+    collect_forgiven: bool = True
 
 
 @dataclass(frozen=True)
