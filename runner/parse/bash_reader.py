@@ -291,9 +291,13 @@ class BashReader:
             return len(line)
         if level.expect == "heredoc" and level.word is None:
             level.raw = []
-        return _CMD_CHARS.get(c, BashReader._plain)(self, level, line, i)
-
-    def _plain(self, level: _Cmd, line: str, i: int) -> int:
+        handler = _CMD_CHARS.get(c)
+        if handler is not None:
+            return handler(self, level, line, i)
+        if c == "=" and line[i + 1:i + 2] == "(" and level.word is not None and _ASSIGN.match(level.word + "="):
+            return self._array(level, i)
+        # Plain text, read here rather than in a handler of its own: most of a workshop is plain
+        # text, and a call for each run of it made parsing a third slower.
         self._start_word(level)
         m = _PLAIN_RUN.match(line, i)
         j = m.end() if m else i + 1
@@ -375,14 +379,12 @@ class BashReader:
             level.case_pattern = True
         return i + width
 
-    def _equals(self, level: _Cmd, line: str, i: int) -> int:
-        """`name=(` opens an array; any other `=` is part of a word."""
-        if line[i + 1:i + 2] == "(" and level.word is not None and _ASSIGN.match(level.word + "="):
-            self._append(level, "=")
-            level.plain = False
-            self._push(_Cmd(")", array=True, shared=level.heredocs))
-            return i + 2
-        return self._plain(level, line, i)
+    def _array(self, level: _Cmd, i: int) -> int:
+        """`name=(` opens an array."""
+        self._append(level, "=")
+        level.plain = False
+        self._push(_Cmd(")", array=True, shared=level.heredocs))
+        return i + 2
 
     def _redirect(self, level: _Cmd, line: str, i: int) -> int:
         self._end_word(level)
@@ -557,5 +559,5 @@ _CMD_CHARS = {
     "\\": BashReader._backslash, "'": BashReader._quote, '"': BashReader._quote, "`": BashReader._quote,
     "$": BashReader._dollar, "<": BashReader._angle, ">": BashReader._angle, "|": BashReader._pipe,
     "&": BashReader._ampersand, ";": BashReader._semicolon, "(": BashReader._open_paren,
-    ")": BashReader._close_paren, "=": BashReader._equals,
+    ")": BashReader._close_paren,
 }
