@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import signal
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
-if TYPE_CHECKING:  # the model is not needed to raise an error: `demorun --version` stays light
+if TYPE_CHECKING:
     from .model import SourceLoc
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import ParseError
 
-# The session, the engine and click are imported where they are used: `present` shows its
-# first prose before it needs them (runner/modes/present/start.py); typing is not loaded either.
-TYPE_CHECKING = False
+# The session and the engine are imported where they are used: `present` shows its first prose
+# before it needs them (runner/modes/present/start.py).
 if TYPE_CHECKING:
     from ..cluster.preflight import Shortfall
     from ..config import Config
@@ -27,7 +27,9 @@ def load_plan(file: str, *, no_init: bool) -> Plan:
     if blocking:
         listing = "\n".join(str(f) for f in blocking)
         raise ParseError(f"{file} has {len(blocking)} error(s); nothing was run\n{listing}")
-    # The plan lives as long as the run: the collector need not walk it again and again.
+    # The plan lives as long as the run: the collector need not walk it again and again
+    # (run --quiet of 5,000 commands: 0.30 s against 0.33 s without; check of 1,000 tables:
+    # 0.38 s against 0.41 s, in alternating runs).
     gc.freeze()
     return plan
 

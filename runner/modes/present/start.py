@@ -12,6 +12,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from typing import TYPE_CHECKING
 
 from ...config import load_config
 from ...errors import Aborted, DemorunError, MissingRequirement
@@ -23,7 +24,6 @@ from ..preamble import nothing_to_run, said_before, start_findings
 from ..setup import load_plan, missing_requirements
 from .opening import show_opening, terminal_size
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
 if TYPE_CHECKING:
     from ...cluster.guard import ClusterOptions
     from ...config import Config
