@@ -29,7 +29,8 @@ class BashOracle:
     def _start(self) -> None:
         # No PATH: whatever word the grammar puts first, only builtins can run.
         env = {"PATH": "/nonexistent", "LC_ALL": "C.UTF-8", "HOME": "/"}
-        self.proc = subprocess.Popen([shutil.which("bash") or "/bin/bash", "--norc", "--noprofile", "--noediting", "-i"],
+        bash = shutil.which("bash") or "/bin/bash"
+        self.proc = subprocess.Popen([bash, "--norc", "--noprofile", "--noediting", "-i"],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, env=env, cwd="/")
         self.buffer = b""

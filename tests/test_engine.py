@@ -118,7 +118,7 @@ class FakeSession:
 
     def expand(self, text: str) -> str:
         for name, value in self.vars.items():
-            text = text.replace("${%s}" % name, value)
+            text = text.replace(f"${{{name}}}", value)
         return text
 
 

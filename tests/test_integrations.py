@@ -26,7 +26,8 @@ def test_bash_completion_completes_commands_and_options():
     assert "--shard" in _complete("demorun check --s", 2)
 
 
-@pytest.mark.parametrize("shell, marker", [("zsh", "#compdef demorun"), ("fish", "complete --no-files --command demorun")])
+@pytest.mark.parametrize("shell, marker", [("zsh", "#compdef demorun"),
+                                           ("fish", "complete --no-files --command demorun")])
 def test_zsh_and_fish_scripts(demorun, shell, marker):
     result = demorun("completion", shell)
     assert result.exit_code == 0 and marker in result.output

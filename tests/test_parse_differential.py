@@ -188,9 +188,15 @@ def _keyword(draw, word: str) -> str:
 def _compound(draw, docs: _Heredocs, depth: int) -> str:
     kind = _pick(draw, ["if", "for", "arith-for", "while", "until", "case", "brace",
                                  "subshell", "function", "function-kw"])
-    body = lambda: _list(draw, docs, depth - 1)
-    end = lambda: _sep(draw, docs, ENDS)
-    opens = lambda: _sep(draw, docs, OPENS)
+    def body() -> str:
+        return _list(draw, docs, depth - 1)
+
+    def end() -> str:
+        return _sep(draw, docs, ENDS)
+
+    def opens() -> str:
+        return _sep(draw, docs, OPENS)
+
     if kind == "if":
         text = f"if {body()}{end()}then{opens()}{body()}"
         if _int(draw, 0, 1):

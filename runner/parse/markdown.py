@@ -41,7 +41,7 @@ def directive_comment(line: str) -> tuple[str, str] | None:
     body = body.lstrip()
     if not body.startswith("@"):
         return None
-    name = _NON_BLANKS.match(body, 1).group()
+    name = _NON_BLANKS.match(body, 1).group()  # type: ignore[union-attr]  # `\S*` matches anywhere
     return name, body[1 + len(name):].strip()
 
 
@@ -168,7 +168,9 @@ class _Scanner:
 
     def runnable(self, lines: Sequence[str], k: int) -> int:
         self.flush()
-        _, length, info = fence_info(lines[k])
+        opened = fence_info(lines[k])
+        assert opened is not None  # called at a runnable fence
+        _, length, info = opened
         start = k + 1
         end = start
         while end < len(lines) and not closes_fence(lines[end], info[0], length):

@@ -26,6 +26,7 @@ def _continues(line: str) -> bool:
 def parse_directive_line(text: str, line: int, end_line: int) -> DirectiveItem:
     """`#@name args` (the `#@` already known to be there) as a directive item."""
     m = _DIRECTIVE.match(text)
+    assert m is not None  # callers have seen the `#@`
     return DirectiveItem(m.group(1), m.group(2).rstrip(), line, end_line)
 
 
