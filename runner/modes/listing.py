@@ -7,7 +7,7 @@ from dataclasses import asdict
 import click
 
 from ..model import Kind, Modifiers, Plan, SourceLoc, Step
-from ..parse.workshop import parse_workshop
+from ..parse.workshop import blocking_findings, parse_workshop
 
 JSON_VERSION = 1
 _DEFAULT = Modifiers()
@@ -116,11 +116,20 @@ def _text_lines(plan: Plan) -> list[str]:
 
 
 def run_list(file: str, *, as_json: bool, no_init: bool) -> int:
-    """Print the plan of `file`; ParseError when it cannot be read."""
+    """Print the plan of `file`; ParseError when it cannot be read, 2 when it runs away.
+
+    A plan cut short (parse.BLOCKING: too many steps, too much work or text, too deep)
+    is listed as far as it was built, with the findings that stop run, present and check.
+    """
     plan = parse_workshop(file, no_init=no_init)
     if as_json:
         click.echo(json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False))
     else:
         for line in _text_lines(plan):
             click.echo(line)
+    blocking = blocking_findings(plan)
+    if blocking:
+        click.echo(f"demorun: {file}: the plan is cut short by {len(blocking)} error(s) "
+                   "that stop run, present and check", err=True)
+        return 2
     return 0
