@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 from .errors import ParseError
+from .parse.source import MAX_BYTES
 
 _RUNNABLE_FENCE = re.compile(rb"^(```|~~~)[`~]*[ \t]*(bash|sh|shell)([ \t].*)?\r?$", re.M | re.I)
 _SKIPPED_DIRS = {"node_modules", "__pycache__", "venv"}  # and every hidden folder
@@ -41,16 +43,40 @@ def _walk(folder: str, scripts: bool) -> list[str]:
 
 
 def is_workshop(path: str, scripts: bool) -> bool:
-    """Markdown with a runnable fence, or (with `scripts`) any `.sh` file."""
+    """A regular file (or a link to one) that is Markdown with a runnable fence, or (with `scripts`)
+    any `.sh` file. FIFOs, sockets and devices are never opened: reading one could block or never end."""
     if path.endswith(".sh"):
-        return scripts
-    if not path.lower().endswith(".md"):
+        return scripts and _regular(path)
+    if not path.lower().endswith(".md") or not _regular(path):
         return False
+    data = _head(path)
+    return data is None or bool(_RUNNABLE_FENCE.search(data))
+
+
+def _regular(path: str) -> bool:
     try:
-        with open(path, "rb") as f:
-            return bool(_RUNNABLE_FENCE.search(f.read()))
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False  # gone, or a link to nowhere: nothing to run
+
+
+def _head(path: str) -> bytes | None:
+    """The first MAX_BYTES of a regular file (a workshop is no longer); b"" if it turned out not
+    to be one, None if it cannot be read (the parser will say why)."""
+    try:
+        # Non-blocking: had a FIFO taken the file's place since it was looked at, opening returns.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
-        return True  # unreadable: let the parser say why
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def scripts_below(paths: list[str]) -> list[str]:

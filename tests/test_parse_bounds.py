@@ -88,10 +88,14 @@ def _depth(nodes: list[Node]) -> int:
     return deepest[0]
 
 
+class Runaway(Exception):
+    """Not an OSError, which the builder may catch."""
+
+
 @contextmanager
 def _ceiling(seconds: float):
     def expired(signum, frame):
-        raise TimeoutError(f"building took more than {seconds}s")
+        raise Runaway(f"building took more than {seconds}s")
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)
