@@ -237,8 +237,10 @@ class WorkshopItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
+        from .printable import visible
+
         return self.path, self.step.loc.line - 1 if self.step.loc.file == self.parent.plan.file else None, \
-            f"{self.step.loc}: {self.step.text.splitlines()[0] if self.step.text else ''}"
+            visible(f"{self.step.loc}: {self.step.text.splitlines()[0] if self.step.text else ''}")
 
 
 def _skip(reason: str) -> None:

@@ -20,6 +20,7 @@ from ..engine.listener import Listener
 from ..engine.signals import interrupts
 from ..errors import Aborted, ConfigError, DemorunError, ParseError
 from ..model import Kind, Plan
+from ..printable import visible
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
 from ..results import FileReport, RunReport, Status, StepResult, Verdict
@@ -271,7 +272,7 @@ def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redac
                 edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
                 fixed.add((result.step.loc.file, result.step.loc.line))
     apply_updates({file: list(by_line.values()) for file, by_line in edits.items()}, fingerprints,
-                  show_diff=show_diff, echo=lambda text: click.echo(redact(text), nl=False))
+                  show_diff=show_diff, echo=lambda text: click.echo(visible(redact(text)), nl=False))
     return set() if show_diff else fixed
 
 

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
-
-import click
 
 from ..model import Kind, Modifiers, Plan, SourceLoc, Step
 from ..parse.workshop import blocking_findings, parse_workshop
+from ..printable import visible
+from ..streams import echo
 
 JSON_VERSION = 1
 _DEFAULT = Modifiers()
@@ -115,6 +116,17 @@ def _text_lines(plan: Plan) -> list[str]:
     return out
 
 
+# JSON escapes C0 controls itself; DEL and the C1 controls (a terminal may obey U+009B as CSI)
+# are left raw with ensure_ascii=False, and can only stand inside strings.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+
+
+def plan_json_text(plan: Plan) -> str:
+    """`list --json` output: UTF-8 as written, no control character a terminal would act on."""
+    text = json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def run_list(file: str, *, as_json: bool, no_init: bool) -> int:
     """Print the plan of `file`; ParseError when it cannot be read, 2 when it runs away.
 
@@ -123,13 +135,13 @@ def run_list(file: str, *, as_json: bool, no_init: bool) -> int:
     """
     plan = parse_workshop(file, no_init=no_init)
     if as_json:
-        click.echo(json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False))
+        echo(plan_json_text(plan))
     else:
         for line in _text_lines(plan):
-            click.echo(line)
+            echo(visible(line))
     blocking = blocking_findings(plan)
     if blocking:
-        click.echo(f"demorun: {file}: the plan is cut short by {len(blocking)} error(s) "
-                   "that stop run, present and check", err=True)
+        echo(f"demorun: {visible(file)}: the plan is cut short by {len(blocking)} error(s) "
+             "that stop run, present and check", err=True)
         return 2
     return 0

@@ -4,7 +4,7 @@ Cluster workshops spend minutes in `k3d cluster create` or `kubectl wait`;
 without a sign of life such a run looks hung. On a terminal a status line
 says which command runs and for how long; in a CI log (no terminal) a line
 every 30 s says the same; with `-v` each command and its output stream as
-they come instead.
+they come instead, colours kept and other control characters made visible.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import BinaryIO, TextIO
 
 from ..engine.listener import Listener
 from ..model import SourceLoc, Step
+from ..printable import output_shown, visible
 from ..results import StepResult
 from .summary import format_duration
 
@@ -74,7 +75,8 @@ class Progress(Listener):
             return
         if self.verbose:
             self._idle()
-            self._write_out(f"$ {self.redact(step.text.rstrip())}\n  [{step.loc}]\n".encode("utf-8", "replace"))
+            shown = visible(self.redact(step.text.rstrip()))
+            self._write_out(f"$ {shown}\n  [{visible(str(step.loc))}]\n".encode("utf-8", "replace"))
             return
         with self._lock:
             if self._drawn:
@@ -105,7 +107,8 @@ class Progress(Listener):
 
     def _stream(self, data: bytes) -> None:
         if data:
-            self._write_out(self.redact(data.decode("utf-8", "replace")).encode("utf-8", "replace"))
+            text = output_shown(self.redact(data.decode("utf-8", "replace")))
+            self._write_out(text.encode("utf-8", "replace"))
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         """Someone else is about to print: take the status line away first."""
@@ -152,12 +155,12 @@ class Progress(Listener):
                 if self.terminal:
                     if elapsed >= SHOW_AFTER:
                         self._draw(f"{self.spinner[frame % len(self.spinner)]} {format_duration(elapsed)}  "
-                                   f"{step.loc}  {one_line(step.text)}")
+                                   f"{visible(str(step.loc))}  {visible(one_line(step.text))}")
                         frame += 1
                 elif elapsed >= self.interval * (reported + 1):
                     reported = int(elapsed // self.interval)
-                    self._print(f"still running {step.loc} after {format_duration(elapsed)}: "
-                                f"{_shorten(one_line(step.text), 100)}")
+                    self._print(f"still running {visible(str(step.loc))} after {format_duration(elapsed)}: "
+                                f"{_shorten(visible(one_line(step.text)), 100)}")
 
     def _draw(self, text: str) -> None:
         width = _width(self.err)

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..printable import visible
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
@@ -47,9 +48,9 @@ def file_progress_line(fr: FileReport) -> str:
     """One line as each file finishes, e.g. 'PASS demos/a.md  3 passed, 0 failed, 0 skipped  (1.2s)'."""
     if fr.error:
         lines = fr.error.splitlines() or [""]
-        return f"ERROR {fr.file}  not checked: {plain(lines[0])}{' …' if len(lines) > 1 else ''}"
+        return f"ERROR {visible(fr.file)}  not checked: {visible(lines[0])}{' …' if len(lines) > 1 else ''}"
     status = file_status(fr)
-    line = (f"{status.name} {fr.file}  "
+    line = (f"{status.name} {visible(fr.file)}  "
             f"{_counts(fr.count(Status.PASS), fr.count(Status.FAIL), fr.count(Status.SKIP))}  "
             f"({format_duration(fr.duration)})")
     if fr.skipped_reason:
@@ -63,8 +64,8 @@ def file_progress_lines(fr: FileReport) -> list[str]:
     if fr.interrupted:
         lines[0] += f"  {fr.interrupted}"
     if not fr.skipped_reason:
-        lines += [f"  skipped {span}: {plain(reason)}" for span, reason in _skip_runs(fr.results)]
-    lines += [f"  note {loc}: {plain(message)}" for loc, message in fr.notices]
+        lines += [f"  skipped {visible(span)}: {plain(reason)}" for span, reason in _skip_runs(fr.results)]
+    lines += [f"  note {visible(str(loc))}: {plain(message)}" for loc, message in fr.notices]
     return lines
 
 
@@ -98,8 +99,8 @@ def _failure(result: StepResult) -> list[Text]:
     step = result.step
     head = Text()
     head.append("FAIL ", style=_STYLE[Status.FAIL])
-    head.append(str(step.loc), style="bold")
-    head.append("  " + plain(first_line(step.text)))
+    head.append(visible(str(step.loc)), style="bold")
+    head.append("  " + visible(first_line(step.text)))
     lines = [head]
     if result.verdict.message:
         lines.append(Text("  " + clip_line(plain(result.verdict.message))))
@@ -107,15 +108,15 @@ def _failure(result: StepResult) -> list[Text]:
         detail = clip_line(plain(detail))
         lines.append(Text("    " + detail, style=_DIFF_STYLE[diff_line_kind(detail)]))
     for site in step.called_from:
-        lines.append(Text(f"  called from {site}", style="dim"))
+        lines.append(Text(f"  called from {visible(str(site))}", style="dim"))
     return lines
 
 
 def _error(fr: FileReport) -> list[Text]:
     head = Text()
     head.append("ERROR ", style=_STYLE[Status.FAIL])
-    head.append(fr.file, style="bold")
-    return [head, *(Text("  " + plain(line)) for line in (fr.error or "").splitlines())]
+    head.append(visible(fr.file), style="bold")
+    return [head, *(Text("  " + visible(line)) for line in (fr.error or "").splitlines())]
 
 
 def failure_text(result: StepResult) -> str:
@@ -135,7 +136,7 @@ def _table(report: RunReport) -> Table:
         status = file_status(fr)
         table.add_row(
             Text(file_label(fr), style=_STYLE[status]),
-            Text(fr.file),
+            Text(visible(fr.file)),
             str(fr.count(Status.PASS)),
             Text(str(fr.count(Status.FAIL)), style=_STYLE[Status.FAIL] if fr.count(Status.FAIL) else ""),
             str(fr.count(Status.SKIP)),
