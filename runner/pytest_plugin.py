@@ -141,6 +141,15 @@ class WorkshopFile(pytest.File):
             self._run.close()
             self._run = None
 
+    def mask(self, text: str) -> str:
+        """Text with the secrets this workshop's run knows masked (before it, those its commands spell out)."""
+        from .secrets import SecretTracker
+
+        engine = self._run.engine if self._run is not None else None
+        tracker = engine.secrets if engine is not None else SecretTracker(self.plan.steps,
+                                                                           self.demorun_config.secrets)
+        return tracker.redactor(text)
+
 
 def _item_name(step, workshop: str) -> str:
     """`line-N` for a command written where it runs; one from an import or a macro is named by
@@ -197,7 +206,10 @@ class _Run:
             elif action is Action.HOOK:
                 self.engine.run_hook(step)
         self.position = max(self.position, index + 1)
-        return produced or next(r for r in reversed(self.engine.results) if r.index == index)
+        from .secrets import withhold_unread
+
+        result = produced or next(r for r in reversed(self.engine.results) if r.index == index)
+        return withhold_unread([result], self.engine.secrets)[0]
 
     def redact(self, text: str) -> str:
         return self.engine.redactor()(text) if self.engine is not None else text
@@ -237,10 +249,25 @@ class WorkshopItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
+        return self.path, self.step.loc.line - 1 if self.step.loc.file == self.parent.plan.file else None, \
+            self.headline()
+
+    def headline(self) -> str:
+        """file:line and the command's first line, secrets masked with what the run knows now."""
         from .printable import visible
 
-        return self.path, self.step.loc.line - 1 if self.step.loc.file == self.parent.plan.file else None, \
-            visible(f"{self.step.loc}: {self.step.text.splitlines()[0] if self.step.text else ''}")
+        first = self.step.text.splitlines()[0] if self.step.text else ""
+        return visible(f"{self.step.loc}: {self.parent.mask(first)}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """pytest takes an item's headline once, before it runs; a report's is made again after, so a
+    failure's headline is masked with the secrets the run has learned by then."""
+    report = yield
+    if isinstance(item, WorkshopItem):
+        report.location = (*report.location[:2], item.headline())
+    return report
 
 
 def _skip(reason: str) -> None:

@@ -24,7 +24,7 @@ from ..printable import visible
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
 from ..results import FileReport, RunReport, Status, StepResult, Verdict
-from ..secrets import Redactor, masked_as_shown
+from ..secrets import UNREAD, Redactor, masked_as_shown, withhold_unread
 from ..terminal.screen import color_wanted
 from ..verify.command import verify_command
 from ..verify.normalise import normalise
@@ -82,13 +82,14 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
             shown or nullcontext():
         live["engine"] = engine
         if shown:
-            shown.redact = lambda text: engine.secrets.redactor(text)  # seen so far; asks nobody mid-command
+            shown.mask_with(engine.secrets)  # seen so far; asks nobody mid-command
         try:
             results = engine.run_all()
         except Aborted as exc:  # still a report: what ran, the stopped command, the rest skipped
             stopped = exc
             results = engine.skip_rest(str(exc))
         found = engine.redactor().secrets
+        results = withhold_unread(results, engine.secrets)
     report = FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan,
                         notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
     return FileCheck(report, found, config, fingerprints, stopped.signum if stopped else None)
@@ -280,6 +281,8 @@ def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> O
     """An edit for a command that ran with an acceptable status but whose output differs or is unrecorded."""
     step, outcome = result.step, result.outcome
     if outcome is None or step.modifiers.expect == "ignore" or (outcome.timed_out and not outcome.stopped):
+        return None
+    if outcome.output == UNREAD:  # withheld: what it printed could not be masked
         return None
     if not verify_command(dataclasses.replace(step, expected=None), outcome, options=options).passed:
         return None

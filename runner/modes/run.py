@@ -15,7 +15,7 @@ from ..errors import MissingRequirement
 from ..model import Kind, SourceLoc, Step, Visibility
 from ..report.progress import Progress
 from ..results import Status, StepResult
-from ..secrets import Redactor
+from ..secrets import UNREAD, Redactor, SecretTracker
 from ..terminal.screen import DIM, GREEN, Screen
 from ..timings import Timings, check_writable
 from .setup import (
@@ -26,16 +26,27 @@ from .setup import (
 )
 
 HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
+HIDDEN_OUTPUT_BYTES = 65536  # what is kept of it to find those lines
 
 
 class ReplayListener(Listener):
-    """Shows SHOW sections as a presenter would, and any failure wherever it happens."""
+    """Shows SHOW sections as a presenter would, and any failure wherever it happens.
+
+    What SHOW sections print is the audience's terminal, shown as it comes; a failure's
+    account (the command, the tail of a hidden command's output, the verdict) and notices
+    are masked with the secrets the session is known to hold by then.
+    """
 
     def __init__(self, screen: Screen, *, quiet: bool, speed: float | None):
         self.screen = screen
         self.quiet = quiet
         self.speed = speed
         self.hidden_output = bytearray()
+        self.hidden_cut = False  # the start of hidden_output was dropped, perhaps mid-line
+        self.secrets: SecretTracker | None = None
+
+    def _redact(self, text: str) -> str:
+        return self.secrets.redactor(text) if self.secrets is not None else text
 
     def _visible(self, step: Step) -> bool:
         """Output of SHOW sections is seen, even of @noshow and @immed commands, as when presenting."""
@@ -55,6 +66,7 @@ class ReplayListener(Listener):
 
     def on_step_start(self, index: int, step: Step) -> None:
         self.hidden_output.clear()
+        self.hidden_cut = False
         if self._visible(step) and step.modifiers.show:
             self.screen.prompt()
             self.screen.command(step.text, speed=self.speed if step.modifiers.typeout else None)
@@ -65,7 +77,9 @@ class ReplayListener(Listener):
             self.screen.write(chunk)
         else:
             self.hidden_output += chunk
-            del self.hidden_output[:-65536]
+            if len(self.hidden_output) > HIDDEN_OUTPUT_BYTES:
+                del self.hidden_output[:-HIDDEN_OUTPUT_BYTES]
+                self.hidden_cut = True
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
@@ -73,19 +87,28 @@ class ReplayListener(Listener):
         if result.verdict.status is not Status.FAIL:
             return
         step = result.step
+        # What it printed may hold values nobody could read: then neither its output nor the
+        # details that quote it are shown.
+        unread = self.secrets is not None and result.outcome is not None and self.secrets.unread(result.index)
         if not self._visible(step) and result.outcome is not None:
             self.screen.failure(f"{step.loc}: this command failed:")
-            self.screen.line(step.text)
-            tail = bytes(self.hidden_output).decode("utf-8", "replace").splitlines()
-            for line in tail[-HIDDEN_OUTPUT_LINES:]:
+            self.screen.line(self._redact(step.text))
+            for line in [UNREAD] if unread else self._hidden_tail():
                 self.screen.line(line)
-        self.screen.failure(result.verdict.message)
-        for detail in result.verdict.details:
-            self.screen.line(detail)
+        self.screen.failure(self._redact(result.verdict.message))
+        for detail in () if unread else result.verdict.details:
+            self.screen.line(self._redact(detail))
+
+    def _hidden_tail(self) -> list[str]:
+        """The last lines a hidden command printed, secrets masked."""
+        text = bytes(self.hidden_output).decode("utf-8", "replace")
+        if self.hidden_cut:
+            text = text.partition("\n")[2]  # the first line may be a part, and a secret's part with it
+        return self._redact(text).splitlines()[-HIDDEN_OUTPUT_LINES:]
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         if not self.quiet:
-            self.screen.notice(f"{loc}: {message}")
+            self.screen.notice(f"{loc}: {self._redact(message)}")
 
 
 class TimingListener(Listener):
@@ -149,6 +172,8 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
                 check_output=False, keep_going=keep_going, run_hooks=True,
                 default_timeout=limit, secret_names=config.secrets))
             live.append(engine)
+            progress.mask_with(engine.secrets)
+            listener.secrets = engine.secrets
             try:
                 results = engine.run_all()
             finally:
