@@ -35,7 +35,7 @@ from .setup import (
     missing_requirements,
     open_session,
 )
-from .update import OutputEdit, apply_updates, read_fingerprints
+from .update import OutputEdit, read_fingerprints, update_outputs, update_roots
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         configs = {c.report.file: c.config for c in checks if c.config is not None}
         fingerprints = {file: print_ for c in checks for file, print_ in c.fingerprints.items()}
         unfixed -= _update([r for r in reports if not r.error], configs, redact, fingerprints,
-                           show_diff=show_diff)
+                           show_diff=show_diff, roots=paths)
     skipped_files = [f for f in reports if f.skipped_reason]
     if any(f.error for f in reports):
         return 2
@@ -261,19 +261,18 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
 
 
 def _update(reports: list[FileReport], configs: dict[str, Config], redact: Redactor,
-            fingerprints: dict[str, str], *, show_diff: bool) -> set[tuple[str, int]]:
+            fingerprints: dict[str, str], *, show_diff: bool, roots: list[str]) -> set[tuple[str, int]]:
     """Write real output back as `##` lines, secrets as ***; the failures this fixed, as (file, line)."""
-    edits: dict[str, dict[int, OutputEdit]] = {}
-    fixed: set[tuple[str, int]] = set()
+    proposed = []
     for report in reports:
         options = _verify_options(configs[report.file])
         for result in report.results:
             edit = _edit_for(result, options, redact)
             if edit is not None:
-                edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
-                fixed.add((result.step.loc.file, result.step.loc.line))
-    apply_updates({file: list(by_line.values()) for file, by_line in edits.items()}, fingerprints,
-                  show_diff=show_diff, echo=lambda text: click.echo(visible(redact(text)), nl=False))
+                proposed.append((result.step, report.file, edit))
+    fixed = update_outputs(proposed, fingerprints, roots=update_roots(roots), show_diff=show_diff,
+                           echo=lambda text: click.echo(visible(redact(text)), nl=False),
+                           refuse=lambda text: click.echo(visible(redact(f"demorun: {text}")), err=True))
     return set() if show_diff else fixed
 
 
