@@ -21,6 +21,7 @@ from ..engine.signals import interrupts
 from ..errors import Aborted, ConfigError, DemorunError, ParseError
 from ..model import Kind, Plan
 from ..printable import visible
+from ..report.plain import kept_for_reports
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
 from ..results import FileReport, RunReport, Status, StepResult, Verdict
@@ -88,11 +89,13 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         except Aborted as exc:  # still a report: what ran, the stopped command, the rest skipped
             stopped = exc
             results = engine.skip_rest(str(exc))
-        found = engine.redactor().secrets
+        redactor = engine.redactor()
         results = withhold_unread(results, engine.secrets)
+    if not update:  # what reports show is all that is kept of each output (--update needs it whole)
+        results = [kept_for_reports(result, redactor.spans) for result in results]
     report = FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan,
                         notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
-    return FileCheck(report, found, config, fingerprints, stopped.signum if stopped else None)
+    return FileCheck(report, redactor.secrets, config, fingerprints, stopped.signum if stopped else None)
 
 
 def _running(live: dict[str, Engine]) -> str | None:
