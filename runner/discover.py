@@ -33,13 +33,35 @@ def find_workshops(paths: list[str], *, scripts: bool) -> list[tuple[str, bool]]
 
 
 def _walk(folder: str, scripts: bool) -> list[str]:
-    """Workshops below `folder`, in a stable order."""
+    """Workshops below `folder`, in a stable order: each folder's files, then its folders, sorted.
+
+    Links to folders are not followed; the walk keeps its own stack, so a tree thousands of
+    folders deep is walked, not a recursion error."""
     found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        found += [os.path.join(root, name) for name in sorted(files)
-                  if is_workshop(os.path.join(root, name), scripts)]
+    stack = [folder]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable, or its path too long: as os.walk, nothing below it is found
+        folders = []
+        for entry in entries:
+            if _is_folder(entry):
+                if not entry.name.startswith(".") and entry.name not in _SKIPPED_DIRS:
+                    folders.append(entry.path)
+            elif is_workshop(entry.path, scripts):
+                found.append(entry.path)
+        stack += reversed(folders)
     return found
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def is_workshop(path: str, scripts: bool) -> bool:

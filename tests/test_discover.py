@@ -94,3 +94,23 @@ def test_check_and_lint_of_a_folder_never_block_on_what_they_find(hostile_folder
     assert "real.md" in out
     for name in ("fifo", "zero", "null", "sock", "big", "dangling"):
         assert f"{name}." not in out
+
+
+def test_a_tree_deeper_than_pythons_stack_is_walked(tmp_path):
+    folder = tmp_path / "deep"
+    path = folder
+    path.mkdir()
+    for _ in range(1200):  # os.walk recursed once per level: a RecursionError, a traceback
+        path = path / "a"
+        path.mkdir()
+    (path / "w.md").write_text(FENCE)
+    assert find_workshops([str(folder)], scripts=False) == [(str(path / "w.md"), False)]
+
+
+def test_the_order_is_each_folders_files_then_its_folders_sorted(tmp_path):
+    for name in ("b/z.md", "b/a/y.md", "a.md", "c/x.md", ".hidden/h.md", "node_modules/n.md", "c/b/w.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(FENCE)
+    (tmp_path / "link").symlink_to(tmp_path / "c", target_is_directory=True)  # not followed
+    found = [os.path.relpath(f, tmp_path) for f, _ in find_workshops([str(tmp_path)], scripts=False)]
+    assert found == ["a.md", "b/z.md", "b/a/y.md", "c/x.md", "c/b/w.md"]
