@@ -142,7 +142,9 @@ def rewrite(path: str, change: Callable[[bytes | None], bytes | None]) -> bool:
 def write_atomic(path: str, data: str | bytes) -> None:
     """Write a new file beside `path` and rename it over, so a crash leaves the original whole;
     a character device is written in place."""
-    encoded = data.encode("utf-8") if isinstance(data, str) else data
+    # A name that is not UTF-8 (a file called b"w\xff.md") reaches reports as a lone surrogate:
+    # shown as "?", rather than costing the whole report.
+    encoded = data.encode("utf-8", "replace") if isinstance(data, str) else data
     kind = special_kind(path)
     _refuse_special(path, kind)
     if kind == "character device":

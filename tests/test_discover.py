@@ -100,11 +100,17 @@ def test_a_tree_deeper_than_pythons_stack_is_walked(tmp_path):
     folder = tmp_path / "deep"
     path = folder
     path.mkdir()
-    for _ in range(1200):  # os.walk recursed once per level: a RecursionError, a traceback
-        path = path / "a"
-        path.mkdir()
-    (path / "w.md").write_text(FENCE)
-    assert find_workshops([str(folder)], scripts=False) == [(str(path / "w.md"), False)]
+    try:
+        for _ in range(1200):  # os.walk recursed once per level: a RecursionError, a traceback
+            path = path / "a"
+            path.mkdir()
+        (path / "w.md").write_text(FENCE)
+        assert find_workshops([str(folder)], scripts=False) == [(str(path / "w.md"), False)]
+    finally:  # bottom up: pytest's own clean-up of old temporary folders recurses too
+        (path / "w.md").unlink(missing_ok=True)
+        while path != tmp_path:
+            path.rmdir()
+            path = path.parent
 
 
 def test_the_order_is_each_folders_files_then_its_folders_sorted(tmp_path):

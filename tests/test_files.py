@@ -101,3 +101,16 @@ def test_timings_refuse_a_fifo(demorun, workshop, tmp_path):
     os.mkfifo(tmp_path / "t.json")
     result = demorun("run", "--no-init", "--timings", str(tmp_path / "t.json"), workshop(PASSING))
     assert result.exit_code == 2 and "it is a FIFO" in result.output
+
+
+def test_a_report_naming_a_file_that_is_not_utf8_is_written(tmp_path):
+    import subprocess
+    import sys
+
+    name = os.fsencode(tmp_path) + b"/w\xff.md"
+    with open(name, "wb") as f:
+        f.write(PASSING.encode())
+    done = subprocess.run([sys.executable, "-m", "runner", "check", "--junit", str(tmp_path / "j.xml"),
+                           "--html", str(tmp_path / "r.html"), name], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "w?.md" in (tmp_path / "r.html").read_text() and "w\ufffd.md" in (tmp_path / "j.xml").read_text()

@@ -117,8 +117,9 @@ def _text_lines(plan: Plan) -> list[str]:
 
 
 # JSON escapes C0 controls itself; DEL and the C1 controls (a terminal may obey U+009B as CSI)
-# are left raw with ensure_ascii=False, and can only stand inside strings.
-_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+# are left raw with ensure_ascii=False, and so are lone surrogates (a file name that is not
+# UTF-8), which would print as bytes no JSON reader takes; all can only stand inside strings.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
 def plan_json_text(plan: Plan) -> str:
