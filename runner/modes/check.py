@@ -235,7 +235,7 @@ def _checks(files: list[str], jobs: int, **options) -> Iterator[FileCheck]:
 
 
 def _announce(message: str) -> None:
-    click.echo(f"demorun: {message}", err=True)
+    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands
 
 
 def _echo(text: str, **kwargs) -> None:

@@ -13,6 +13,7 @@ from ..engine.listener import Listener
 from ..engine.signals import interrupts
 from ..errors import MissingRequirement
 from ..model import Kind, SourceLoc, Step, Visibility
+from ..printable import visible
 from ..report.progress import Progress
 from ..results import Status, StepResult
 from ..secrets import UNREAD, Redactor, SecretTracker
@@ -208,4 +209,4 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
 
 
 def _announce(message: str) -> None:
-    click.echo(f"demorun: {message}", err=True)
+    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands
