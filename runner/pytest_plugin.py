@@ -209,7 +209,7 @@ class _Run:
         from .secrets import withhold_unread
 
         result = produced or next(r for r in reversed(self.engine.results) if r.index == index)
-        return withhold_unread([result], self.engine.secrets)[0]
+        return withhold_unread([result], self.engine.secrets)[0] if self.engine is not None else result
 
     def redact(self, text: str) -> str:
         return self.engine.redactor()(text) if self.engine is not None else text

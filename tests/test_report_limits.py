@@ -117,7 +117,8 @@ def test_reports_cost_no_memory_and_little_time_beyond_the_check(tmp_path):
 
     size = 50_000_000
     path = tmp_path / "big.md"
-    path.write_text(f"```bash\nyes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0 | head -c {size}\n```\n")
+    line = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0"
+    path.write_text(f"```bash\nyes {line} | head -c {size}\n```\n")
 
     def measured(*options: str) -> tuple[float, int]:
         started = time.perf_counter()

@@ -103,7 +103,8 @@ def test_indented_fences_get_indented_blocks():
 
 def test_author_ellipsis_lines_that_still_match_are_kept():
     text = doc(["Installing...", "...", "Linkerd ... installed", "status: ok"])
-    new = updated_text(text, [edit_for(text, "Installing...\nstep 1\nstep 2\nLinkerd edge-22 installed\nstatus: broken\n")])
+    real = "Installing...\nstep 1\nstep 2\nLinkerd edge-22 installed\nstatus: broken\n"
+    new = updated_text(text, [edit_for(text, real)])
     assert new == doc(["Installing...", "...", "Linkerd ... installed", "status: broken"])
 
 
@@ -242,7 +243,7 @@ def test_mixed_endings_and_byte_order_mark_are_kept(demorun, tmp_path):
     before = "\ufeffIntro\r\n\n```bash\r\necho é\n## x\r\n```\n".encode()
     path.write_bytes(before)
     assert _check_update(demorun, path).exit_code == 0
-    assert path.read_bytes() == before.replace("## x".encode(), "## é".encode())
+    assert path.read_bytes() == before.replace(b"## x", "## é".encode())
 
 
 EDITS_ITSELF = """
