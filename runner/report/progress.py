@@ -33,6 +33,8 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 ASCII_SPINNER = "|/-\\"  # for a terminal that cannot show the one above
 CLEAR_LINE = "\r\x1b[2K"
 HELD_IN_MEMORY = 1024 * 1024  # bytes of a held command's output kept in memory; more goes to a temporary file
+LINE_HELD = 64 * 1024  # bytes of one line held for masking; a longer one is shown in parts
+LINE_KEPT = 32 * 1024  # what such a part keeps back: longer than any secret worth masking
 
 
 def one_line(text: str) -> str:
@@ -56,7 +58,8 @@ class Progress(Listener):
         self.redact: Callable[[str], str] = lambda text: text  # streamed output may hold secrets
         self._secrets: SecretTracker | None = None
         self._held: IO[bytes] | None = None  # the output of a command that may set secrets, until it is done
-        self._pending = b""  # streamed output up to its next newline: secrets are masked whole lines at a time
+        # Streamed output up to its next newline: secrets are masked whole lines at a time.
+        self._pending = bytearray()
         # Guards the fields below and every write to `err`; commands take the lock itself (cheaper
         # than the condition's `with`), the ticker waits on the condition.
         self._lock = threading.RLock()
@@ -110,9 +113,14 @@ class Progress(Listener):
             if self._held is not None:
                 self._held.write(chunk)
                 return
-            lines, newline, self._pending = (self._pending + chunk).rpartition(b"\n")
-            if newline:
-                self._stream(lines + newline)
+            end = chunk.rfind(b"\n")  # only the new piece is searched: a long line stays linear
+            self._pending += chunk
+            if end >= 0:
+                cut = len(self._pending) - len(chunk) + end + 1
+                self._stream(bytes(self._pending[:cut]))
+                del self._pending[:cut]
+            elif len(self._pending) > LINE_HELD:
+                self._stream_part()
 
     def on_step_done(self, result: StepResult) -> None:
         self._idle()
@@ -121,7 +129,7 @@ class Progress(Listener):
             if held is not None:
                 with held:
                     self._release(result, held)
-            pending, self._pending = self._pending, b""
+            pending, self._pending = bytes(self._pending), bytearray()
             self._stream(pending)
             if not self._at_line_start:
                 self._write_out(b"\n")
@@ -140,6 +148,22 @@ class Progress(Listener):
         for line in held:
             self._stream(line)
 
+    def _stream_part(self) -> None:
+        """Show the start of a line too long to hold whole, keeping back its last LINE_KEPT bytes
+        (more if a secret the redactor knows would be cut), so that a mask still finds what spans them."""
+        cut = len(self._pending) - LINE_KEPT
+        while cut > 0 and self._pending[cut] & 0xC0 == 0x80:  # not inside a character
+            cut -= 1
+        head = bytes(self._pending[:cut]).decode("utf-8", "replace")
+        shown = head + bytes(self._pending[cut:]).decode("utf-8", "ignore")
+        if self._secrets is not None:
+            for start, end in self._secrets.redactor.spans(shown):
+                if start < len(head) < end:
+                    cut -= len(head[start:].encode("utf-8", "replace"))
+                    break
+        self._stream(bytes(self._pending[:cut]))
+        del self._pending[:cut]
+
     def _stream(self, data: bytes) -> None:
         if data:
             text = output_shown(self.redact(data.decode("utf-8", "replace")))
@@ -151,6 +175,9 @@ class Progress(Listener):
             self._clear()
 
     def close(self) -> None:
+        if self._held is not None:  # a run stopped mid-command: what it held is never shown
+            self._held.close()
+            self._held = None
         with self._wake:
             self._closed = True
             self._current = None
