@@ -53,3 +53,14 @@ def test_one_long_line_streams_in_linear_time():
     small = min(seconds(4_000_000) for _ in range(3))
     large = min(seconds(16_000_000) for _ in range(3))
     assert large < 8 * small  # 4x the size; joining each piece to all before it made this 16x
+
+
+def test_binary_output_with_no_line_streams_in_linear_time_too():
+    def seconds(size: int) -> float:
+        started = time.perf_counter()
+        assert len(_streamed(b"\x80" * size)) > size  # every byte shown, as a replacement character
+        return time.perf_counter() - started
+
+    small = min(seconds(1_000_000) for _ in range(3))
+    large = min(seconds(4_000_000) for _ in range(3))
+    assert large < 8 * small

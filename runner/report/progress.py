@@ -152,8 +152,9 @@ class Progress(Listener):
         """Show the start of a line too long to hold whole, keeping back its last LINE_KEPT bytes
         (more if a secret the redactor knows would be cut), so that a mask still finds what spans them."""
         cut = len(self._pending) - LINE_KEPT
-        while cut > 0 and self._pending[cut] & 0xC0 == 0x80:  # not inside a character
-            cut -= 1
+        for _ in range(3):  # not inside a character (of valid UTF-8: binary output is cut anywhere)
+            if self._pending[cut] & 0xC0 == 0x80:
+                cut -= 1
         head = bytes(self._pending[:cut]).decode("utf-8", "replace")
         shown = head + bytes(self._pending[cut:]).decode("utf-8", "ignore")
         if self._secrets is not None:
