@@ -145,9 +145,21 @@ def test_text_repeated_past_the_bound_stops_with_the_call_located(tmp_path):
     text = f"<!-- @macro big -->\n{big}\n<!-- @end -->\n\n# Start\n\n" + "<!-- @big -->\n\n" * 80
     plan = parse_text(text, str(tmp_path / "w.md"))
     (finding,) = _codes(plan)["too-much-text"]
-    calls = (MAX_TEXT - len("# Start")) // len(big) + 1  # the first call past the bound
+    calls = (MAX_TEXT - len(text) - len("# Start")) // len(big) + 1  # the file read, then each call
     assert finding.loc.line == 7 + 2 * (calls - 1)
     assert sum(len(step.text) for step in plan.steps) <= MAX_TEXT
+
+
+def test_reading_many_big_imports_stops_at_the_text_bound(tmp_path):
+    size = MAX_TEXT // 16
+    for n in range(20):  # each a quarter of the file size limit: 40 MiB in all
+        # Read, never expanded: a macro nobody calls. Only what is read can reach the bound.
+        (tmp_path / f"part{n}.md").write_text(f"<!-- @macro unused{n} -->\n" + "y" * size + "\n<!-- @end -->\n")
+    main = tmp_path / "main.md"
+    main.write_text("".join(f"<!-- @import part{n}.md -->\n" for n in range(20)))
+    plan = parse_workshop(str(main), no_init=True)
+    (finding,) = _codes(plan)["too-much-text"]
+    assert (finding.loc.file, finding.loc.line) == (str(main), 16)  # 16 files read fill the bound
 
 
 def test_a_runaway_file_is_refused_by_check_and_list_exits_two(demorun, tmp_path, monkeypatch):

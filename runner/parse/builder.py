@@ -54,7 +54,7 @@ from .source import is_markdown, read_source, split_lines
 MAX_STEPS = 100_000
 MAX_DEPTH = 64  # macro calls, imports, @$SHELL and @ifhook blocks inside one another
 MAX_WORK = 500_000  # items visited while expanding, a call of an empty macro included
-MAX_TEXT = 32 * 1024 * 1024  # characters of step text and `##` lines, each expansion counted
+MAX_TEXT = 32 * 1024 * 1024  # characters read from files, and of step text and `##` lines emitted
 MAX_DIRECTIVE_ARGS = 16_384  # characters; splitting them like a shell is not linear
 
 
@@ -189,7 +189,7 @@ class Builder:
         self.pending_at: SourceLoc | None = None
         self.depth = 0  # macro calls, imports and @ifhook blocks being expanded
         self.work = 0  # items visited so far, against MAX_WORK
-        self.text = 0  # characters emitted so far, against MAX_TEXT
+        self.text = 0  # characters read and emitted so far, against MAX_TEXT
         self.full = False  # a bound was reached: nothing more is expanded
         self.directives: dict[int, Directive | None] = {}  # interpret() of each item, by id
         # A file imported a million times is looked up once: resolving costs system calls.
@@ -213,18 +213,24 @@ class Builder:
         self.cache[self._key(path)] = (path, nodes)
         return nodes
 
-    def _load(self, path: str) -> list[Item] | str:
-        """The items of `path`, or why it cannot be read (cached either way)."""
+    def _load(self, path: str, at: SourceLoc) -> list[Item] | str:
+        """The items of `path`, read for the line `at`, or why it cannot be read (cached either way).
+
+        What is read counts against MAX_TEXT: a workshop importing thousands of big files
+        stops at the bound, not after reading them all."""
         cached = self.cache.get(self._key(path))
         if isinstance(cached, tuple):
             return cached[1]
         if isinstance(cached, str):
             return cached
         try:
-            return self._load_text(path, read_source(path, regular=True))
+            text = read_source(path, regular=True)
         except ParseError as exc:
             self.cache[self._key(path)] = exc.message
             return exc.message
+        if not self._charge(at, len(text)):
+            return []
+        return self._load_text(path, text)
 
     def _resolve(self, target: str, importer: str) -> tuple[str | None, str]:
         key = (target, os.path.dirname(importer))
@@ -271,7 +277,7 @@ class Builder:
                 target, _ = self._resolve(directive.words[0], path)
                 if target is None or self._key(target) in seen:
                     continue
-                loaded = self._load(target)
+                loaded = self._load(target, SourceLoc(path, node.line))
                 if isinstance(loaded, list):
                     seen.add(self._key(target))
                     self._collect(loaded, target, registry, seen, depth + 1)
@@ -297,11 +303,7 @@ class Builder:
                            "steps (macros calling macros?); the rest is left out")
             return
         expected = extra.get("expected")
-        self.text += len(text) + (sum(map(len, expected.lines)) if expected is not None else 0)
-        if self.text > MAX_TEXT:
-            self._overflow(loc, "too-much-text", f"the workshop expands to more than "
-                           f"{MAX_TEXT // (1024 * 1024)} MiB of text (macros or imports used many "
-                           "times?); the rest is left out")
+        if not self._charge(loc, len(text) + (sum(map(len, expected.lines)) if expected is not None else 0)):
             return
         self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
                                self.section, if_hooks=self.if_hooks,
@@ -316,6 +318,15 @@ class Builder:
         if not self.full:
             self.full = True
             self._finding(self.called_from[0] if self.called_from else loc, Severity.ERROR, code, message)
+
+    def _charge(self, loc: SourceLoc, chars: int) -> bool:
+        """Count `chars` of text read or emitted at `loc`; False once the build is over its bounds."""
+        self.text += chars
+        if self.text > MAX_TEXT:
+            self._overflow(loc, "too-much-text", f"the workshop reads and expands more than "
+                           f"{MAX_TEXT // (1024 * 1024)} MiB of text (macros or imports used many "
+                           "times?); the rest is left out")
+        return not self.full
 
     def _spend(self, loc: SourceLoc, units: int = 1) -> bool:
         """Count `units` of work at `loc`; False once the build is over its bounds."""
@@ -483,7 +494,7 @@ class Builder:
             self._finding(loc, Severity.ERROR, "import-cycle",
                           f"{what} cycle: {d.words[0]!r} is already being read ({chain})")
             return
-        nodes = self._load(target)
+        nodes = self._load(target, loc)
         if isinstance(nodes, str):
             self._finding(loc, Severity.ERROR, "unreadable-import",
                           f"cannot {what} {d.words[0]!r}: {nodes}")
@@ -521,7 +532,7 @@ class Builder:
             path = os.path.join(self.home, name)
             if not os.path.isfile(path):
                 continue
-            nodes = self._load(path)
+            nodes = self._load(path, SourceLoc(path, 1))
             if isinstance(nodes, str):
                 self._finding(SourceLoc(path, 1), Severity.ERROR, "unreadable-init",
                               f"init file skipped: {nodes}")
@@ -530,6 +541,7 @@ class Builder:
         return found
 
     def build(self, path: str, text: str) -> Plan:
+        self.text += len(text)
         nodes = self._load_text(path, text)
         inits = [] if self.no_init else self._init_files()
         for init_path, init_nodes in inits:
