@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 
 from .errors import ParseError
 from .parse.markdown import has_runnable_fence
+from .parse.source import MAX_BYTES
 
 _SKIPPED_DIRS = {"node_modules", "__pycache__", "venv"}  # and every hidden folder
 
@@ -34,38 +36,79 @@ def find_workshops(paths: list[str], *, scripts: bool) -> list[tuple[str, bool]]
 
 
 def _walk(folder: str, scripts: bool) -> list[str]:
-    """Workshops below `folder`, in a stable order."""
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        found += [os.path.join(root, name) for name in sorted(files)
-                  if is_workshop(os.path.join(root, name), scripts)]
-    return found
+    """Workshops below `folder`, in a stable order: each folder's files, then its folders, sorted."""
+    return [path for path in _files_below(folder) if is_workshop(path, scripts)]
+
+
+def _files_below(folder: str) -> Iterator[str]:
+    """Every file below `folder` but in hidden and skipped folders: each folder's files, then its
+    folders, sorted. Links to folders are not followed; the walk keeps its own stack, so a tree
+    thousands of folders deep is walked, not a recursion error."""
+    stack = [folder]
+    while stack:
+        root = stack.pop()
+        try:
+            with os.scandir(root) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable, or its path too long: as os.walk, nothing below it is found
+        folders = []
+        for entry in entries:
+            if not _is_folder(entry):
+                yield entry.path
+            elif not entry.name.startswith(".") and entry.name not in _SKIPPED_DIRS:
+                folders.append(entry.path)
+        stack += reversed(folders)
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def is_workshop(path: str, scripts: bool) -> bool:
-    """Markdown with a runnable fence, or (with `scripts`) any `.sh` file."""
+    """A regular file (or a link to one) that is Markdown with a runnable fence, or (with `scripts`)
+    any `.sh` file. FIFOs, sockets and devices are never opened: reading one could block or never end."""
     if path.endswith(".sh"):
-        return scripts
-    if not path.lower().endswith(".md"):
+        return scripts and _regular(path)
+    if not path.lower().endswith(".md") or not _regular(path):
         return False
+    data = _head(path)
+    return data is None or has_runnable_fence(data)
+
+
+def _regular(path: str) -> bool:
     try:
-        with open(path, "rb") as f:
-            return has_runnable_fence(f.read())
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False  # gone, or a link to nowhere: nothing to run
+
+
+def _head(path: str) -> bytes | None:
+    """The first MAX_BYTES of a regular file (a workshop is no longer); b"" if it turned out not
+    to be one, None if it cannot be read (the parser will say why)."""
+    try:
+        # Non-blocking: had a FIFO taken the file's place since it was looked at, opening returns.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
-        return True  # unreadable: let the parser say why
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(MAX_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def not_workshops(paths: list[str]) -> list[str]:
     """The Markdown files below the folders in `paths` with no runnable fence: not workshops."""
-    found = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-                found += [os.path.join(root, name) for name in sorted(files) if name.lower().endswith(".md")
-                          and not is_workshop(os.path.join(root, name), False)]
-    return found
+    return [file for path in paths if os.path.isdir(path) for file in _files_below(path)
+            if file.lower().endswith(".md") and not is_workshop(file, False)]
 
 
 def scripts_below(paths: list[str]) -> list[str]:

@@ -5,12 +5,19 @@ processes writing the same file take turns: the second sees what the first
 wrote. The new content goes to one fixed temporary name beside the target
 and is renamed over it; a temporary file left by a killed process is
 removed by the next write under the lock, so none piles up.
+
+A character device (`--junit /dev/null`, `/dev/stdout` on a terminal, or a
+link to one) is written in place: renaming over it would replace the device
+itself with a file, which as root breaks the machine for every later
+program. Any other special file (a FIFO, a socket, a block device) is
+refused with a message before anything runs.
 """
 from __future__ import annotations
 
 import errno
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -28,11 +35,37 @@ def _read_only(mode: int) -> bool:
     return not mode & 0o222
 
 
+_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO"),
+          (stat.S_ISSOCK, "socket"), (stat.S_ISBLK, "block device"))
+
+
+def special_kind(path: str) -> str | None:
+    """What `path` is (links followed) if not a regular file: "character device", "folder", "FIFO",
+    "socket" or "block device"; None for a regular file or nothing at all."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), None)
+
+
+def _refuse_special(path: str, kind: str | None) -> None:
+    if kind == "folder":
+        raise DemorunError(f"cannot write {path!r}: it is a folder")
+    if kind is not None and kind != "character device":
+        raise DemorunError(f"cannot write {path!r}: it is a {kind}, not a file "
+                           "(write to a file, or a character device such as /dev/null)")
+
+
 def check_writable(path: str) -> None:
     """Fail before a long run rather than after it when a report could not be written."""
     folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise DemorunError(f"cannot write {path!r}: it is a folder")
+    kind = special_kind(path)
+    _refuse_special(path, kind)
+    if kind == "character device":
+        if not os.access(path, os.W_OK):
+            raise DemorunError(f"cannot write {path!r}: permission denied")
+        return
     if not os.path.isdir(folder):
         raise DemorunError(f"cannot write {path!r}: folder {folder!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -107,13 +140,41 @@ def rewrite(path: str, change: Callable[[bytes | None], bytes | None]) -> bool:
 
 
 def write_atomic(path: str, data: str | bytes) -> None:
-    """Write a new file beside `path` and rename it over, so a crash leaves the original whole."""
-    encoded = data.encode("utf-8") if isinstance(data, str) else data
-    _write_locked(path, lambda target: encoded)
+    """Write a new file beside `path` and rename it over, so a crash leaves the original whole;
+    a character device is written in place."""
+    # A name that is not UTF-8 (a file called b"w\xff.md") reaches reports as a lone surrogate:
+    # shown as "?", rather than costing the whole report.
+    encoded = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    kind = special_kind(path)
+    _refuse_special(path, kind)
+    if kind == "character device":
+        _write_device(path, encoded)
+    else:
+        _write_locked(path, lambda target: encoded)
+
+
+def _write_device(path: str, data: bytes) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    try:
+        if not stat.S_ISCHR(os.fstat(fd).st_mode):  # replaced since it was looked at: not ours to write
+            raise DemorunError(f"cannot write {path!r}: it changed while being opened")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    finally:
+        os.close(fd)
 
 
 def _write_locked(path: str, produce: Callable[[str], bytes | None]) -> bool:
     target = os.path.realpath(path)
+    kind = special_kind(target)
+    if kind is not None:  # rewrite() of a device, or one put in place of a file: never renamed over
+        raise DemorunError(f"cannot write {path!r}: it is a {kind}, not a regular file")
     with _folder_locked(path, os.path.dirname(target) or "."):
         temp = temporary_name(target)
         _remove(temp)  # left by a process killed mid-write: we hold the lock, so it is nobody's now

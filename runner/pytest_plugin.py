@@ -154,6 +154,15 @@ class WorkshopFile(pytest.File):
             self._run.close()
             self._run = None
 
+    def mask(self, text: str) -> str:
+        """Text with the secrets this workshop's run knows masked (before it, those its commands spell out)."""
+        from .secrets import SecretTracker
+
+        engine = self._run.engine if self._run is not None else None
+        tracker = engine.secrets if engine is not None else SecretTracker(self.plan.steps,
+                                                                           self.demorun_config.secrets)
+        return tracker.redactor(text)
+
 
 def _item_name(step, workshop: str) -> str:
     """`line-N` for a command written where it runs; one from an import or a macro is named by
@@ -199,6 +208,7 @@ class _Run:
         """The result of the command at `index`, running the commands before it that have not run."""
         from .engine.walk import Action
         from .modes.missing_tools import explained
+        from .secrets import withhold_unread
 
         if self.skipped is not None:
             return next(r for r in self.skipped.results if r.index == index)
@@ -213,7 +223,8 @@ class _Run:
             elif action is Action.HOOK:
                 engine.run_hook(step)
         self.position = max(self.position, index + 1)
-        return explained(produced or next(r for r in reversed(engine.results) if r.index == index), self.plan)
+        result = produced or next(r for r in reversed(engine.results) if r.index == index)
+        return explained(withhold_unread([result], engine.secrets)[0], self.plan)
 
     def redact(self, text: str) -> str:
         return self.engine.redactor()(text) if self.engine is not None else text
@@ -258,7 +269,24 @@ class WorkshopItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, self.step.loc.line - 1 if self.step.loc.file == self.workshop.plan.file else None, \
-            f"{self.step.loc}: {self.step.text.splitlines()[0] if self.step.text else ''}"
+            self.headline()
+
+    def headline(self) -> str:
+        """file:line and the command's first line, secrets masked with what the run knows now."""
+        from .printable import visible
+
+        first = self.step.text.splitlines()[0] if self.step.text else ""
+        return visible(f"{self.step.loc}: {self.workshop.mask(first)}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """pytest takes an item's headline once, before it runs; a report's is made again after, so a
+    failure's headline is masked with the secrets the run has learned by then."""
+    report = yield
+    if isinstance(item, WorkshopItem):
+        report.location = (*report.location[:2], item.headline())
+    return report
 
 
 def _skip(reason: str) -> None:

@@ -3,13 +3,19 @@
 Values are read from the session, not from the command text, so a secret set
 without its name on the command line (`export $(cat creds.env)`, `source`, a
 function) is found too; when to read is decided once per plan (SecretTracker),
-so a command that cannot change variables costs nothing. Masking sees through
-terminal escapes (a token `grep --color` split in two is still one secret),
-and output shown as text is masked again after the escapes are stripped.
+so a command that cannot change variables costs nothing. What a command spells
+out (`export API_TOKEN=abc123`) is known before anything runs, so even the
+command's own echo is masked; what only the session knows is learned right
+after the command that may set it, and what streams live from that command is
+held until then (SecretTracker.learns). Masking sees through terminal escapes
+(a token `grep --color` split in two is still one secret) and into them (a
+title or a link's address), and output shown as text is masked again after the
+escapes are stripped.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,7 +30,8 @@ MASK = "***"
 # Shorter values are too common ("1", "yes", "dev") to mask without hiding real output (README.md).
 MIN_SECRET_LENGTH = 4
 # What a terminal draws nothing for: CSI (colours), OSC (titles, links), and two-byte escapes.
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]")
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-~]")
 
 
 def is_secret_name(name: str, extra_names: Iterable[str] = ()) -> bool:
@@ -44,8 +51,11 @@ def secret_values(variables: Mapping[str, str], extra_names: Iterable[str] = ())
 
 
 def _variants(secret: str) -> Iterable[str]:
-    """A secret as it may reach an artefact: as set, through a terminal, and line by line."""
+    """A secret as it may reach an artefact: as set, quoted by a message (`{text!r}`) or as JSON,
+    through a terminal, and line by line."""
     yield secret
+    yield repr(secret)[1:-1]
+    yield json.dumps(secret, ensure_ascii=False)[1:-1]
     if "\n" in secret:
         # A terminal turns \n into \r\n, and tools often print such values one line at a time.
         yield secret.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -89,33 +99,50 @@ class Redactor:
         return f"Redactor({len(self.secrets)} secrets)"
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """Where secrets occur in text, in order and without overlap, as (start, end)."""
+        """Where secrets occur in text, in order and without overlap, as (start, end): in what the
+        terminal draws (escapes between a secret's characters taken along) and inside escapes."""
         if self._pattern is None:
             return []
+        raw = [m.span() for m in self._pattern.finditer(text)]
         if "\x1b" not in text and "\x9b" not in text:
-            return [m.span() for m in self._pattern.finditer(text)]
-        # The text without its escapes, and where each piece of it starts in both.
-        drawn_at: list[int] = []
-        text_at: list[int] = []
-        pieces: list[str] = []
-        pos = length = 0
-        for m in _ESCAPES.finditer(text):
-            if m.start() > pos:
-                drawn_at.append(length)
-                text_at.append(pos)
-                pieces.append(text[pos:m.start()])
-                length += m.start() - pos
-            pos = m.end()
-        drawn_at.append(length)
-        text_at.append(pos)
-        pieces.append(text[pos:])
+            return raw
+        return _union(raw, _drawn_spans(self._pattern, text))
 
-        def in_text(i: int) -> int:
-            k = bisect_right(drawn_at, i) - 1
-            return text_at[k] + i - drawn_at[k]
 
-        return [(in_text(m.start()), in_text(m.end() - 1) + 1)
-                for m in self._pattern.finditer("".join(pieces))]
+def _drawn_spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Where `pattern` matches the text a terminal draws, as spans of `text` itself."""
+    # The text without its escapes, and where each piece of it starts in both.
+    drawn_at: list[int] = []
+    text_at: list[int] = []
+    pieces: list[str] = []
+    pos = length = 0
+    for m in _ESCAPES.finditer(text):
+        if m.start() > pos:
+            drawn_at.append(length)
+            text_at.append(pos)
+            pieces.append(text[pos:m.start()])
+            length += m.start() - pos
+        pos = m.end()
+    drawn_at.append(length)
+    text_at.append(pos)
+    pieces.append(text[pos:])
+
+    def in_text(i: int) -> int:
+        k = bisect_right(drawn_at, i) - 1
+        return text_at[k] + i - drawn_at[k]
+
+    return [(in_text(m.start()), in_text(m.end() - 1) + 1) for m in pattern.finditer("".join(pieces))]
+
+
+def _union(first: list[tuple[int, int]], second: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Two sorted lists of spans as one, overlapping spans merged."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(first + second):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def masked_as_shown(output: str, redact: Callable[[str], str]) -> str:
@@ -125,6 +152,64 @@ def masked_as_shown(output: str, redact: Callable[[str], str]) -> str:
     secret, and again after, so one that only the replay puts together is caught.
     """
     return redact("\n".join(normalise(redact(output))))
+
+
+# `NAME=value` and `NAME+=value` wherever a shell word may start: a command's own assignment,
+# `export`/`declare`/`local` ones, `NAME=value cmd`, lines of a here-document or a .env file.
+_ASSIGNMENT = re.compile(r"(?:^|(?<=[\s;&|(){}`]))([A-Za-z_][A-Za-z_0-9]*)\+?=")
+_WORD_END = frozenset(" \t\n;&|()<>")
+
+
+def _literal_word(text: str, at: int) -> str | None:
+    """The shell word starting at `at` with its quotes removed, or None when any of it is
+    expanded (`$x`, `$(...)`, backquotes): then only the session knows the value."""
+    value: list[str] = []
+    i, n = at, len(text)
+    while i < n and text[i] not in _WORD_END:
+        char = text[i]
+        if char == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            value.append(text[i + 1:end])
+            i = end + 1
+        elif char == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] in "$`":
+                    return None
+                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\$`\n':
+                    i += 1
+                value.append(text[i])
+                i += 1
+            if i >= n:
+                return None
+            i += 1
+        elif char in "$`":
+            return None
+        elif char == "\\" and i + 1 < n:
+            value.append(text[i + 1])
+            i += 2
+        else:
+            value.append(char)
+            i += 1
+    return "".join(value)
+
+
+def literal_secrets(commands: Iterable[str], extra_names: Iterable[str] = ()) -> frozenset[str]:
+    """The values commands assign literally to secret-named variables (`export API_TOKEN=abc123`),
+    known before anything runs; values too short to mask are left out as by secret_values."""
+    extra = frozenset(extra_names)
+    found = set()
+    for command in commands:
+        if "=" not in command:
+            continue
+        for m in _ASSIGNMENT.finditer(command):
+            if is_secret_name(m.group(1), extra):
+                value = _literal_word(command, m.end())
+                if value is not None and len(value) >= MIN_SECRET_LENGTH:
+                    found.add(value)
+    return frozenset(found)
 
 
 class _Variables(Protocol):
@@ -172,7 +257,7 @@ class SecretTracker:
     in the shell after a read); it is preceded by one if it can drop variables
     (`unset`, `exit`, `exec`), and the first command is preceded by one for what
     the environment brought. Other commands cost nothing; a read, two round
-    trips to bash.
+    trips to bash. Values the commands assign literally are known from the start.
     """
 
     def __init__(self, steps: Sequence[Step], extra_names: Sequence[str] = ()):
@@ -188,9 +273,10 @@ class SecretTracker:
         self._words: dict[int, frozenset[str]] = {}
         self._functions = frozenset(a or b for text in commands.values()
                                     for a, b in _FUNCTION_DEFINITION.findall(text))
-        self._values: frozenset[str] = frozenset()
-        self._redactor = Redactor()
+        self._values = literal_secrets(commands.values(), self._extra)
+        self._redactor = Redactor(self._values)
         self._started = False
+        self._read_after: set[int] = set()  # the commands that learn after which the session was read
 
     def _calls_function(self, index: int) -> bool:
         words = self._words.get(index)
@@ -209,8 +295,19 @@ class SecretTracker:
 
     def after(self, index: int, session: _Variables) -> None:
         """Called after command `index` ran, while the shell is alive."""
-        if index in self._after or (self._functions and self._calls_function(index)):
+        if self.learns(index) and session.alive:
             self.read(session)
+            self._read_after.add(index)
+
+    def learns(self, index: int) -> bool:
+        """Whether the session is read after command `index`: what it prints may hold a value
+        known only then, so whoever shows its output live holds it until the command is done."""
+        return index in self._after or bool(self._functions and self._calls_function(index))
+
+    def unread(self, index: int) -> bool:
+        """Command `index` may have set secrets that could not be read (its shell ended, or it was
+        stopped): what it printed may hold values no redactor knows, so it is not shown."""
+        return self.learns(index) and index not in self._read_after
 
     def quiet(self, index: int) -> bool:
         """Command `index` needs no read before or after it (see before and after)."""
@@ -232,6 +329,18 @@ class SecretTracker:
     def redactor(self) -> Redactor:
         """Masks every secret value seen so far."""
         return self._redactor
+
+
+UNREAD = "(output not shown: the session could not be read for the secrets this command may have set)"
+
+
+def withhold_unread(results: Sequence[StepResult], secrets: SecretTracker) -> list[StepResult]:
+    """The results, with the output (and the details that quote it) of every command that may
+    have set secrets the session could not be read for afterwards replaced by a note."""
+    return [dataclasses.replace(r, outcome=dataclasses.replace(r.outcome, output=UNREAD),
+                                verdict=dataclasses.replace(r.verdict, details=()))
+            if r.outcome is not None and r.outcome.output and secrets.unread(r.index) else r
+            for r in results]
 
 
 def _redact_step(step: Step, redact: Callable[[str], str]) -> Step:

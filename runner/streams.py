@@ -1,20 +1,26 @@
-"""Standard output and error that a reader may close early (`demorun check --junit j.xml . | head -1`).
+"""Standard output and error: never a terminal's instructions, and a reader may close them early.
 
 Python ignores SIGPIPE, so a write to a pipe nobody reads raises BrokenPipeError;
 raised in the middle of a run it would turn a pass into a traceback and exit 1,
 and lose the reports still to be written. Behind these writers the first such
 write points the descriptor at /dev/null instead: what the reader no longer
 wants is dropped, and the run finishes and exits as if it had been read.
+
+Workshop text (headings, commands, paths, directive names) reaches these
+streams in messages of every kind. The printers show it with `visible`, and the
+text streams themselves make every control character visible but demorun's own
+colours and status-line erases on a terminal (printable.guarded): a printer that
+forgets cannot let a title, a link, a cursor move or a cleared screen through.
+What is written to their binary buffers (a command's live output in `run`, the
+audience's screen) is passed as it is: those writers decide what is shown.
 """
 from __future__ import annotations
 
 import io
 import os
-import re
 import sys
 
-# What click strips from text written to a stream that is not a terminal.
-_ANSI = re.compile(r"\033\[[0-?]*[ -/]*[@-~]")
+from .printable import guarded, visible
 
 
 class _DropWhenClosed(io.RawIOBase):
@@ -43,8 +49,20 @@ class _DropWhenClosed(io.RawIOBase):
             return len(data)
 
 
+class _Guarded(io.TextIOWrapper):
+    """A text stream whose every write is passed through printable.guarded."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._terminal = self.isatty()
+
+    def write(self, text: str) -> int:
+        return super().write(guarded(text, terminal=self._terminal))
+
+
 def tolerate_closed_readers() -> None:
-    """Put the process's own stdout and stderr behind writers that drop output once unread."""
+    """Put the process's own stdout and stderr behind writers that drop output once unread, and
+    that show control characters instead of passing them to the terminal."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is None or stream is not getattr(sys, f"__{name}__"):
@@ -54,18 +72,16 @@ def tolerate_closed_readers() -> None:
             stream.flush()
         except (OSError, ValueError):
             continue
-        setattr(sys, name, io.TextIOWrapper(
+        setattr(sys, name, _Guarded(
             io.BufferedWriter(_DropWhenClosed(fd)), encoding=stream.encoding, errors=stream.errors,
             line_buffering=stream.line_buffering, write_through=stream.write_through))
 
 
 def echo(line: str, *, err: bool = False) -> None:
-    """A line on stdout (or stderr) as click.echo writes it, for commands that answer before click
-    loads: escape sequences stripped unless the stream is a terminal, flushed at once."""
+    """A line of text on stdout (or stderr), flushed at once, for commands that answer before
+    click loads: its control characters shown, never obeyed (it may quote any workshop text)."""
     stream = sys.stderr if err else sys.stdout
     if stream is None:
         return
-    if not stream.isatty():
-        line = _ANSI.sub("", line)
-    stream.write(line + "\n")
+    stream.write(visible(line) + "\n")
     stream.flush()

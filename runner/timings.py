@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import DemorunError
+from .files import special_kind, write_atomic
 from .model import Step
 
 BEFORE_HEADINGS = "(before the first heading)"
@@ -111,20 +112,26 @@ class Timings:
         }
 
     def write(self, path: str) -> None:
-        try:
-            import json  # here: only --timings FILE.json writes it
+        """The sections as JSON at `path`, whole (a character device such as /dev/null written in place)."""
+        import json  # here: only --timings FILE.json writes it
 
-            Path(path).write_text(json.dumps(self.as_json(), indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise DemorunError(f"--timings {path}: cannot write it: {exc.strerror or exc}") from None
+        try:
+            write_atomic(path, json.dumps(self.as_json(), indent=2) + "\n")
+        except DemorunError as exc:
+            raise DemorunError(f"--timings {path}: {exc.message}") from None
 
 
 def check_writable(path: str) -> None:
     """Refuse a timings file that could not be written, before a long rehearsal rather than after."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise DemorunError(f"--timings {path}: cannot write it: it is a folder")
+    kind = special_kind(path)
+    if kind == "character device":
+        if not os.access(target, os.W_OK):
+            raise DemorunError(f"--timings {path}: cannot write it: permission denied")
+        return
+    if kind is not None:
+        raise DemorunError(f"--timings {path}: cannot write it: it is a {kind}, not a file")
     if not folder.is_dir():
         raise DemorunError(f"--timings {path}: cannot write it: no folder {str(folder)!r}")
     if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):

@@ -114,3 +114,17 @@ def test_a_directory_is_refused(tmp_path):
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert "is a directory" in result.stderr
+
+
+def test_json_of_a_file_whose_name_is_not_utf8_is_utf8(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    name = os.fsencode(tmp_path) + b"/w\xff.md"
+    with open(name, "wb") as f:
+        f.write(b"```bash\necho hi\n```\n")
+    done = subprocess.run([sys.executable, "-m", "runner", "list", "--json", "--no-init", name],
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.decode("utf-8"))["file"] == os.fsdecode(name)

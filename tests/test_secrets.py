@@ -269,3 +269,57 @@ def test_a_long_secret_split_by_escapes_is_masked_whole():
     redact = Redactor([key])
     shown = "cert: " + key[:7000] + "\x1b[31m" + key[7000:7001] + "\x1b[0m" + key[7001:] + "\x1b[K\n"
     assert redact(shown) == f"cert: {MASK}\x1b[K\n"
+
+
+# Every channel of a real run, for a value only the session knows once the command that sets it ran.
+
+SOURCED = "src-only-known-after-7531"
+
+
+@pytest.fixture
+def sourcing_workshop(tmp_path) -> Path:
+    """A hidden command that sources a value and prints it in the same breath, then fails."""
+    (tmp_path / "creds.env").write_text(f"export APP_API_KEY={SOURCED}\n")
+    path = tmp_path / "w.md"
+    path.write_text("# Deploy\n\n```bash\nsource ./creds.env && echo \"using $APP_API_KEY\" && false\n"
+                    f"```\n\nThen the same value, pasted: `echo {SOURCED}`\n\n```bash\necho {SOURCED}\n## nope\n```\n")
+    return path
+
+
+@pytest.mark.parametrize("argv", [["check", "-v"], ["run", "--quiet", "--keep-going"], ["run", "--keep-going"],
+                                  ["run", "-v", "--keep-going"], ["run", "-v", "--quiet", "--keep-going"]])
+def test_no_channel_of_a_run_shows_a_value_printed_before_it_was_known(demorun, sourcing_workshop, argv):
+    result = demorun(*argv, "--no-init", str(sourcing_workshop))
+    assert result.exit_code == 1
+    assert SOURCED not in result.output and "***" in result.output
+
+
+def test_the_pytest_failure_headline_is_masked(tmp_path):
+    """The headline quotes the command; pytest takes it before the test runs, demorun again after."""
+    import subprocess
+    import sys
+    from importlib.metadata import entry_points
+
+    (tmp_path / "creds.env").write_text(f"export APP_API_KEY={SOURCED}\n")
+    (tmp_path / "w.md").write_text(f'```bash\nsource ./creds.env && [ "$APP_API_KEY" != {SOURCED} ]\n```\n')
+    load = [] if any(e.name == "demorun" for e in entry_points(group="pytest11")) else ["-p", "runner.pytest_plugin"]
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *load, "--demorun", "w.md",
+                           "--rootdir", str(tmp_path), "-o", "addopts=", "w.md"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "1 failed" in done.stdout, done.stdout
+    assert 'w.md:2: source ./creds.env && [ "$APP_API_KEY" != *** ]' in done.stdout
+    assert SOURCED not in done.stdout + done.stderr
+
+
+def test_output_of_a_command_whose_secrets_could_not_be_read_is_withheld(demorun, tmp_path):
+    """The shell ends in the command that sets the value: nothing can read it afterwards."""
+    (tmp_path / "creds.env").write_text(f"export APP_API_KEY={SOURCED}\n")
+    path = tmp_path / "w.md"
+    path.write_text('```bash\nsource ./creds.env && echo "using $APP_API_KEY"; exit 3\n## using nothing\n```\n')
+    junit = tmp_path / "j.xml"
+    for argv in (["check", "-v", "--junit", str(junit)], ["check", "--update", "--diff"], ["run", "-v", "--quiet"]):
+        result = demorun(*argv, "--no-init", str(path))
+        assert result.exit_code in (1, 3)
+        assert SOURCED not in result.output
+    assert SOURCED not in junit.read_text() and "could not be read" in junit.read_text()
+    assert SOURCED not in path.read_text()

@@ -103,7 +103,8 @@ def test_indented_fences_get_indented_blocks():
 
 def test_author_ellipsis_lines_that_still_match_are_kept():
     text = doc(["Installing...", "...", "Linkerd ... installed", "status: ok"])
-    new = updated_text(text, [edit_for(text, "Installing...\nstep 1\nstep 2\nLinkerd edge-22 installed\nstatus: broken\n")])
+    real = "Installing...\nstep 1\nstep 2\nLinkerd edge-22 installed\nstatus: broken\n"
+    new = updated_text(text, [edit_for(text, real)])
     assert new == doc(["Installing...", "...", "Linkerd ... installed", "status: broken"])
 
 
@@ -242,7 +243,7 @@ def test_mixed_endings_and_byte_order_mark_are_kept(demorun, tmp_path):
     before = "\ufeffIntro\r\n\n```bash\r\necho é\n## x\r\n```\n".encode()
     path.write_bytes(before)
     assert _check_update(demorun, path).exit_code == 0
-    assert path.read_bytes() == before.replace("## x".encode(), "## é".encode())
+    assert path.read_bytes() == before.replace(b"## x", "## é".encode())
 
 
 EDITS_ITSELF = """
@@ -444,3 +445,65 @@ def test_a_workshop_that_is_not_a_regular_file_is_not_updated(demorun, tmp_path)
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "not a regular file" in result.stdout + result.stderr
+
+
+# Where --update may write: the workshop's folder tree, never init files, and one output per block.
+
+def _stale(command: str = "echo new") -> str:
+    return f"```bash\n{command}\n## old\n```\n"
+
+
+def test_imports_from_outside_the_workshops_tree_are_reported_not_rewritten(demorun, tmp_path):
+    outside, elsewhere = tmp_path / "shared" / "common.md", tmp_path / "abs" / "abs.md"
+    for path in (outside, elsewhere):
+        path.parent.mkdir()
+        path.write_text(_stale())
+    workshop = tmp_path / "talks" / "one" / "w.md"
+    workshop.parent.mkdir(parents=True)
+    workshop.write_text(f"<!-- @import ../../shared/common.md -->\n<!-- @import {elsewhere} -->\n" + _stale())
+    result = _check_update(demorun, workshop)
+    assert result.exit_code == 1
+    assert outside.read_text() == _stale() and elsewhere.read_text() == _stale()
+    assert "## new" in workshop.read_text()  # its own block is still written
+    for path in ("common.md:2", "abs.md:2"):
+        assert re.search(rf"{path}: not updated: .* lies outside .*talks/one, the folder tree of", result.output)
+
+
+def test_a_folder_given_on_the_command_line_is_the_tree(demorun, tmp_path):
+    common = tmp_path / "docs" / "common" / "x.md"
+    common.parent.mkdir(parents=True)
+    common.write_text(_stale())
+    workshop = tmp_path / "docs" / "talk" / "w.md"
+    workshop.parent.mkdir()
+    workshop.write_text("# Talk\n\n<!-- @import ../common/x.md -->\n")
+    assert demorun("check", "--update", str(tmp_path / "docs")).exit_code == 0
+    assert "## new" in common.read_text()
+
+
+def test_init_files_are_never_written(demorun, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".demoshrc.md").write_text(_stale("echo from-init") + "<!-- @macro greet -->\n" + _stale("echo hi")
+                                       + "<!-- @end -->\n")
+    before = (home / ".demoshrc.md").read_text()
+    workshop = home / "w.md"  # inside home: the tree holds the init file, which stays out of reach
+    workshop.write_text("<!-- @greet -->\n" + _stale())
+    result = demorun("check", "--update", str(workshop), env={"HOME": str(home)})
+    assert result.exit_code == 1
+    assert (home / ".demoshrc.md").read_text() == before
+    assert result.output.count("comes from the init file") == 2 and "## new" in workshop.read_text()
+
+
+def test_a_macro_run_twice_with_different_output_is_reported(demorun, tmp_path):
+    workshop = tmp_path / "w.md"
+    text = ("<!-- @macro show -->\n" + _stale('echo "n=$N"') + "<!-- @end -->\n\n"
+            "```bash\nN=1\n```\n<!-- @show -->\n```bash\nN=2\n```\n<!-- @show -->\n")
+    workshop.write_text(text)
+    result = _check_update(demorun, workshop)
+    assert result.exit_code == 1 and workshop.read_text() == text
+    assert re.search(r"w\.md:3: not updated: it ran 2 times with different output \(from \S*w\.md:11, \S*w\.md:15\)",
+                     result.output)
+    same = text.replace('echo "n=$N"', "echo same")
+    workshop.write_text(same)
+    assert _check_update(demorun, workshop).exit_code == 0
+    assert workshop.read_text() == same.replace("## old", "## same")

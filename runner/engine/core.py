@@ -248,6 +248,9 @@ class Engine:
         if index in self.rejected:
             self._stop_after_failure(step)
             return self._record(StepResult(step, self._rejected(step, self.rejected[index]), None, index))
+        # Read first, so that what hears of the command (its echo, a status line) masks what the
+        # environment or an `unset` makes secret.
+        self.secrets.before(index, self.session)
         self.listener.on_step_start(index, step)
         self.current, self._current_index = step, index
         started = time.monotonic()
@@ -310,7 +313,6 @@ class Engine:
         modifiers = step.modifiers
         limits = self._default_limits if modifiers is NO_MODIFIERS else \
             timeouts.resolve(modifiers, self.policy.default_timeout)
-        self.secrets.before(index, self.session)
         retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
         ahead = self._ahead(index) if self._plain[index] and not interactive else ()
         while True:

@@ -20,10 +20,12 @@ from ..engine.listener import Listener
 from ..engine.signals import interrupts
 from ..errors import Aborted, ConfigError, DemorunError, ParseError
 from ..model import Finding, Kind, Plan
+from ..printable import visible
+from ..report.plain import kept_for_reports
 from ..report.progress import Progress
 from ..report.summary import file_progress_lines, file_status, render_summary
 from ..results import FileReport, RunReport, Status, StepResult, Verdict
-from ..secrets import Redactor, masked_as_shown
+from ..secrets import UNREAD, Redactor, masked_as_shown, withhold_unread
 from ..terminal.screen import color_wanted
 from ..verify.command import verify_command
 from ..verify.normalise import normalise
@@ -38,7 +40,7 @@ from .setup import (
     open_session,
 )
 from .units import Layout, check_units, lay_out
-from .update import OutputEdit, apply_updates, read_fingerprints
+from .update import OutputEdit, read_fingerprints, update_outputs, update_roots
 
 
 @dataclass(frozen=True)
@@ -80,8 +82,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     if progress and findings:
         _say_before(plan.file, findings, strict)
     checked = _check_plan(plan, config, fingerprints, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
-                          verbose=verbose, progress=progress,
-                          explain=explain)
+                          verbose=verbose, progress=progress, explain=explain, update=update)
     report = dataclasses.replace(checked.report, findings=findings, strict=strict)
     return dataclasses.replace(checked, report=skips_failed(report) if strict else report,
                                said=progress or not findings)
@@ -89,7 +90,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
 
 def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fail_fast: bool,
                 timeout: float | None, cluster: ClusterOptions | None, verbose: bool, progress: bool,
-                explain: bool) -> FileCheck:
+                explain: bool, update: bool) -> FileCheck:
     """Run the commands of a parsed, configured workshop (or skip them, when the machine lacks a tool)."""
     started = time.monotonic()
     cluster = cluster or ClusterOptions()
@@ -107,16 +108,20 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
             shown or nullcontext():
         live["engine"] = engine
         if shown:
-            shown.redact = lambda text: engine.secrets.redactor(text)  # seen so far; asks nobody mid-command
+            shown.mask_with(engine.secrets)  # seen so far; asks nobody mid-command
         try:
             results = engine.run_all()
         except Aborted as exc:  # still a report: what ran, the stopped command, the rest skipped
             stopped = exc
             results = engine.skip_rest(str(exc))
-        found = engine.redactor().secrets
-    report = FileReport(plan.file, tuple(explained(r, plan) for r in results), time.monotonic() - started, None,
-                        plan, notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
-    return FileCheck(report, found, config, fingerprints, stopped.signum if stopped else None)
+        redactor = engine.redactor()
+        results = withhold_unread(results, engine.secrets)
+    results = [explained(result, plan) for result in results]
+    if not update:  # what reports show is all that is kept of each output (--update needs it whole)
+        results = [kept_for_reports(result, redactor.spans) for result in results]
+    report = FileReport(plan.file, tuple(results), time.monotonic() - started, None, plan,
+                        notices=tuple(engine.notices), interrupted=str(stopped) if stopped else None)
+    return FileCheck(report, redactor.secrets, config, fingerprints, stopped.signum if stopped else None)
 
 
 def _say_before(file: str, findings: Sequence[Finding], strict: bool) -> None:
@@ -220,7 +225,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         problems: list[DemorunError] = []
         if update and not aborted:
             try:
-                reports, problems = _update(reports, checks, redact, show_diff=show_diff)
+                reports, problems = _update(reports, checks, redact, show_diff=show_diff, roots=paths)
             except Aborted as exc:  # each file is written whole or not at all; the reports say what was checked
                 aborted = exc
         run = RunReport(tuple(reports), time.monotonic() - started)
@@ -306,7 +311,7 @@ def skips_failed(report: FileReport) -> FileReport:
 
 
 def _announce(message: str) -> None:
-    click.echo(f"demorun: {message}", err=True)
+    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands
 
 
 def _echo(text: str, **kwargs) -> None:
@@ -341,12 +346,15 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
 
 
 def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor, *,
-            show_diff: bool) -> tuple[list[FileReport], list[DemorunError]]:
+            show_diff: bool, roots: list[str]) -> tuple[list[FileReport], list[DemorunError]]:
     """Write real output back as `##` lines, secrets as ***: the reports with what was written as
-    UPDATED, and the files that could not be written (each file on its own: one never stops another)."""
+    UPDATED, and the files that could not be written (each file on its own: one never stops another).
+
+    Only inside the folder trees given (`roots`) and never an init file; a block its command
+    filled differently on two runs is said and not written (runner/modes/update.py)."""
     configs = {c.report.file: c.config for c in checks if c.config is not None}
     fingerprints = {file: print_ for c in checks for file, print_ in c.fingerprints.items()}
-    edits: dict[str, dict[int, OutputEdit]] = {}
+    proposed = []
     for report in reports:
         if report.error or report.file not in configs:
             continue
@@ -354,18 +362,13 @@ def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor
         for result in report.results:
             edit = _edit_for(result, options, redact)
             if edit is not None:
-                edits.setdefault(result.step.loc.file, {}).setdefault(edit.command_end_line, edit)
-    written: set[str] = set()
-    problems: list[DemorunError] = []
-    for path, by_line in edits.items():
-        try:
-            written |= apply_updates({path: list(by_line.values())}, fingerprints, show_diff=show_diff,
-                                     echo=lambda text: click.echo(redact(text), nl=False))
-        except DemorunError as exc:
-            problems.append(exc)
+                proposed.append((result.step, report.file, edit))
+    done, problems = update_outputs(
+        proposed, fingerprints, roots=update_roots(roots), show_diff=show_diff,
+        echo=lambda text: click.echo(visible(redact(text)), nl=False),
+        refuse=lambda text: click.echo(visible(redact(f"demorun: {text}")), err=True))
     if show_diff:
         return reports, problems
-    done = {(path, line) for path in written for line in edits[path]}
     return [dataclasses.replace(r, results=tuple(_updated(x, done) for x in r.results)) for r in reports], problems
 
 
@@ -383,6 +386,8 @@ def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> O
     """An edit for a command that ran with an acceptable status but whose output differs or is unrecorded."""
     step, outcome = result.step, result.outcome
     if outcome is None or step.modifiers.expect == "ignore" or (outcome.timed_out and not outcome.stopped):
+        return None
+    if outcome.output == UNREAD:  # withheld: what it printed could not be masked
         return None
     if not verify_command(step._replace(expected=None), outcome, options=options).passed:
         return None

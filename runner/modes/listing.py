@@ -2,17 +2,18 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Callable
 
-import click
-
 from ..files import write_atomic
 from ..model import Kind, Modifiers, Plan, SourceLoc, Step
-from ..parse.workshop import parse_workshop
+from ..parse.workshop import blocking_findings, parse_workshop
+from ..printable import visible
 from ..report.summary import file_label, forgiven_values
 from ..results import RunReport, StepResult
 from ..secrets import redact_file
+from ..streams import echo
 
 JSON_VERSION = 1
 _DEFAULT = Modifiers()
@@ -159,12 +160,33 @@ def _text_lines(plan: Plan) -> list[str]:
     return out
 
 
+# JSON escapes C0 controls itself; DEL and the C1 controls (a terminal may obey U+009B as CSI)
+# are left raw with ensure_ascii=False, and so are lone surrogates (a file name that is not
+# UTF-8), which would print as bytes no JSON reader takes; all can only stand inside strings.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\ud800-\udfff]")
+
+
+def plan_json_text(plan: Plan) -> str:
+    """`list --json` output: UTF-8 as written, no control character a terminal would act on."""
+    text = json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def run_list(file: str, *, as_json: bool, no_init: bool) -> int:
-    """Print the plan of `file`; ParseError when it cannot be read."""
+    """Print the plan of `file`; ParseError when it cannot be read, 2 when it runs away.
+
+    A plan cut short (parse.BLOCKING: too many steps, too much work or text, too deep)
+    is listed as far as it was built, with the findings that stop run, present and check.
+    """
     plan = parse_workshop(file, no_init=no_init)
     if as_json:
-        click.echo(json.dumps(plan_to_json(plan), indent=2, ensure_ascii=False))
+        echo(plan_json_text(plan))
     else:
         for line in _text_lines(plan):
-            click.echo(line)
+            echo(visible(line))
+    blocking = blocking_findings(plan)
+    if blocking:
+        echo(f"demorun: {visible(file)}: the plan is cut short by {len(blocking)} error(s) "
+             "that stop run, present and check", err=True)
+        return 2
     return 0

@@ -15,9 +15,10 @@ from ..engine.listener import Listener
 from ..engine.signals import interrupts
 from ..errors import MissingRequirement
 from ..model import Expect, Kind, Plan, SourceLoc, Step, Visibility
+from ..printable import visible
 from ..report.progress import Progress
 from ..results import Status, StepResult
-from ..secrets import Redactor
+from ..secrets import UNREAD, Redactor, SecretTracker
 from ..terminal.screen import DIM, GREEN, YELLOW, Screen
 from ..timings import Timings, check_writable
 from ..verify.command import TAIL, verify_command
@@ -33,10 +34,16 @@ from .setup import (
 )
 
 HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
+HIDDEN_OUTPUT_BYTES = 65536  # what is kept of it to find those lines
 
 
 class ReplayListener(Listener):
-    """Shows SHOW sections as a presenter would, and any failure wherever it happens."""
+    """Shows SHOW sections as a presenter would, and any failure wherever it happens.
+
+    What SHOW sections print is the audience's terminal, shown as it comes; a failure's
+    account (the command, the tail of a hidden command's output, the verdict) and notices
+    are masked with the secrets the session is known to hold by then.
+    """
 
     def __init__(self, screen: Screen, *, quiet: bool, speed: float | None, plan: Plan | None = None):
         self.screen = screen
@@ -44,6 +51,11 @@ class ReplayListener(Listener):
         self.speed = speed
         self.plan = plan  # for the cure of a missing tool, in the workshop's own syntax
         self.hidden_output = bytearray()
+        self.hidden_cut = False  # the start of hidden_output was dropped, perhaps mid-line
+        self.secrets: SecretTracker | None = None
+
+    def _redact(self, text: str) -> str:
+        return self.secrets.redactor(text) if self.secrets is not None else text
 
     def _visible(self, step: Step) -> bool:
         """Output of SHOW sections is seen, even of @noshow and @immed commands, as when presenting."""
@@ -63,6 +75,7 @@ class ReplayListener(Listener):
 
     def on_step_start(self, index: int, step: Step) -> None:
         self.hidden_output.clear()
+        self.hidden_cut = False
         if self._visible(step) and step.modifiers.show:
             self.screen.prompt()
             self.screen.command(step.text, speed=self.speed if step.modifiers.typeout else None)
@@ -73,7 +86,9 @@ class ReplayListener(Listener):
             self.screen.write(chunk)
         else:
             self.hidden_output += chunk
-            del self.hidden_output[:-65536]
+            if len(self.hidden_output) > HIDDEN_OUTPUT_BYTES:
+                del self.hidden_output[:-HIDDEN_OUTPUT_BYTES]
+                self.hidden_cut = True
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
@@ -82,24 +97,33 @@ class ReplayListener(Listener):
             return
         result = explained(result, self.plan)
         step, outcome = result.step, result.outcome
+        # What it printed may hold values nobody could read: then neither its output nor the
+        # details that quote it are shown.
+        unread = self.secrets is not None and outcome is not None and self.secrets.unread(result.index)
         if not self._visible(step) and outcome is not None:
             self.screen.failure(f"{step.loc}: this command failed:")
-            self.screen.line(step.text)
-            tail = bytes(self.hidden_output).decode("utf-8", "replace").splitlines()
-            for line in tail[-HIDDEN_OUTPUT_LINES:]:
+            self.screen.line(self._redact(step.text))
+            for line in [UNREAD] if unread else self._hidden_tail():
                 self.screen.line(line)
-        self.screen.failure(result.verdict.message)
-        details = result.verdict.details
+        self.screen.failure(self._redact(result.verdict.message))
+        details = () if unread else result.verdict.details
         if outcome is not None:  # its output was just shown: the verdict's copy of its last lines is not
             last = tuple(normalise(outcome.output)[-TAIL:])
             if last and details[:len(last)] == last:
                 details = details[len(last):]
         for detail in details:
-            self.screen.line(detail)
+            self.screen.line(self._redact(detail))
+
+    def _hidden_tail(self) -> list[str]:
+        """The last lines a hidden command printed, secrets masked."""
+        text = bytes(self.hidden_output).decode("utf-8", "replace")
+        if self.hidden_cut:
+            text = text.partition("\n")[2]  # the first line may be a part, and a secret's part with it
+        return self._redact(text).splitlines()[-HIDDEN_OUTPUT_LINES:]
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         if not self.quiet:
-            self.screen.notice(f"{loc}: {message}")
+            self.screen.notice(f"{loc}: {self._redact(message)}")
 
 
 class DriftListener(Listener):
@@ -215,7 +239,6 @@ def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | Non
             keep_going: bool) -> Engine:
     """The engine after walking the whole plan in a session of its own, which has ended."""
     limit = effective_timeout(timeout, config)
-    drift = next((x for x in listeners if isinstance(x, DriftListener)), None)
     # Progress for what the replay does not show; the status line goes before anyone prints a failure.
     progress = Progress(verbose=verbose, follow=follow)
     live: list[Engine] = []
@@ -229,8 +252,12 @@ def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | Non
             check_output=False, keep_going=keep_going, run_hooks=True,
             default_timeout=limit, secret_names=config.secrets))
         live.append(engine)
-        if drift is not None:
-            drift.redact = lambda: engine.secrets.redactor
+        progress.mask_with(engine.secrets)
+        for listener in listeners:
+            if isinstance(listener, DriftListener):
+                listener.redact = lambda: engine.secrets.redactor
+            elif isinstance(listener, ReplayListener):
+                listener.secrets = engine.secrets
         try:
             engine.run_all()
         finally:
@@ -260,4 +287,4 @@ def _ending(engine: Engine, screen: Screen, elapsed: float) -> int:
 
 
 def _announce(message: str) -> None:
-    click.echo(f"demorun: {message}", err=True)
+    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands

@@ -6,10 +6,17 @@ written only if it still holds the bytes that were parsed (compared by
 SHA-256 under the folder lock that every write takes), so an edit made
 during the run, or another `--update` of the same file, is never overwritten
 or merged into blocks at the wrong lines.
+
+Only files in the folder tree of the workshop given on the command line (or
+below the folder given, for one found in it) are written: a file imported
+from elsewhere (`../..`, an absolute path) and the presenter's init files are
+reported instead, as is a block whose command (a macro, a file imported twice)
+ran more than once with different output, rather than written with the first.
 """
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import os
 import re
@@ -19,7 +26,7 @@ from dataclasses import dataclass
 
 from ..errors import DemorunError, ParseError, WorkshopChanged
 from ..files import rewrite
-from ..model import Expectation
+from ..model import Expectation, Step
 from ..parse.markdown import fence_info
 from ..verify.compare import compare_output
 from ..verify.diff import Matcher
@@ -70,7 +77,8 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
         _check_block(lines, edit.old)
         if compare_output(edit.old.lines, edit.new_output, expect=edit.mode, masks=edit.masks, pins=edit.pins) is None:
             continue
-        indent = re.match(r"\s*", _body(lines[first])).group()
+        first_body = _body(lines[first])
+        indent = first_body[: len(first_body) - len(first_body.lstrip())]
         ending = _ending(lines[first]) or eol
         raw = [_body(lines[i]) for i in range(first, last + 1)]
         merged = _merge(list(edit.old.lines), raw, new, edit)
@@ -220,6 +228,10 @@ def _apply(path: str, current: bytes | None, expected: str | None, edits: Sequen
     return (bom + new).encode("utf-8")
 
 
+def _apply_to(path: str, expected: str | None, edits: Sequence[OutputEdit], current: bytes | None) -> bytes:
+    return _apply(path, current, expected, edits)
+
+
 def apply_updates(edits: Mapping[str, Sequence[OutputEdit]], fingerprints: Mapping[str, str], *,
                   show_diff: bool, echo: Callable[[str], None]) -> set[str]:
     """Write (or with show_diff, print as a diff) each file's edits; the files that changed.
@@ -240,8 +252,7 @@ def apply_updates(edits: Mapping[str, Sequence[OutputEdit]], fingerprints: Mappi
                 if new != current:
                     echo(unified_diff(path, current.decode("utf-8"), new.decode("utf-8")))
                     changed.add(path)
-            elif rewrite(path, lambda current, path=path, expected=expected, ordered=ordered:
-                         _apply(path, current, expected, ordered)):
+            elif rewrite(path, functools.partial(_apply_to, path, expected, ordered)):
                 echo(f"updated {path}: {len(ordered)} output block(s)\n")
                 changed.add(path)
         except OSError as exc:
@@ -252,3 +263,84 @@ def apply_updates(edits: Mapping[str, Sequence[OutputEdit]], fingerprints: Mappi
         first = problems[0]
         raise type(first)("\n".join(str(p) for p in problems)) if len(problems) > 1 else first
     return changed
+
+
+INIT_FILES = (".demoshrc", ".demoshrc.md")  # in the presenter's home, as the parser reads them
+Proposed = tuple[Step, str, OutputEdit]  # a command, the workshop it ran for, the block it would get
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def update_roots(paths: Sequence[str]) -> list[str]:
+    """The folders given on the command line, and the folder of each file given."""
+    return [_real(p) if os.path.isdir(p) else os.path.dirname(_real(p)) for p in paths]
+
+
+def out_of_scope(step: Step, workshop: str, roots: Sequence[str], home: str) -> str | None:
+    """Why --update may not write `step`'s block, or None: it must lie in the folder tree of the
+    workshop as given on the command line, and neither be in an init file nor come from one."""
+    inits = {_real(os.path.join(home, name)) for name in INIT_FILES}
+    for site in (*step.called_from, step.loc):
+        if _real(site.file) in inits:
+            return f"it comes from the init file {site.file}, which --update never writes"
+    workshop_real = _real(workshop)
+    trees = [root for root in roots if _under(workshop_real, root)] or [os.path.dirname(workshop_real)]
+    if any(_under(_real(step.loc.file), tree) for tree in trees):
+        return None
+    via = f", reached from {step.called_from[0]}" if step.called_from else ""
+    return f"{step.loc.file} lies outside {trees[0]}, the folder tree of {workshop}{via}"
+
+
+def choose_edits(proposed: Sequence[Proposed], roots: Sequence[str], home: str | None = None
+                 ) -> tuple[dict[str, list[OutputEdit]], list[tuple[Step, str]]]:
+    """The edits --update may make, by file, and the commands it will not write, with why.
+
+    A block that several runs of its command would fill (a macro called twice, a file imported
+    twice, or by two workshops) is written when they all printed the same, and refused otherwise.
+    """
+    home = home if home is not None else os.path.expanduser("~")
+    refused: list[tuple[Step, str]] = []
+    blocks: dict[tuple[str, int], list[tuple[Step, OutputEdit]]] = {}
+    for step, workshop, edit in proposed:
+        why = out_of_scope(step, workshop, roots, home)
+        if why is not None:
+            refused.append((step, why))
+        else:
+            blocks.setdefault((step.loc.file, edit.command_end_line), []).append((step, edit))
+    chosen: dict[str, list[OutputEdit]] = {}
+    for (file, _), runs in blocks.items():
+        if len({tuple(normalise(edit.new_output)) for _, edit in runs}) > 1:
+            sites = ", ".join(str(step.called_from[-1] if step.called_from else step.loc) for step, _ in runs)
+            refused.append((runs[0][0], f"it ran {len(runs)} times with different output (from {sites}); "
+                                        "no one block fits them all"))
+        else:
+            chosen.setdefault(file, []).append(runs[0][1])
+    return chosen, refused
+
+
+def update_outputs(proposed: Sequence[Proposed], fingerprints: Mapping[str, str], *, roots: Sequence[str],
+                   show_diff: bool, echo: Callable[[str], None], refuse: Callable[[str], None],
+                   home: str | None = None) -> tuple[set[tuple[str, int]], list[DemorunError]]:
+    """Write (or show as a diff) the blocks --update may write, say which it will not and why.
+
+    Each file is written on its own, so one that cannot be never stops another: the (file,
+    command end line) of the blocks written, and what kept the others from being written.
+    """
+    chosen, refused = choose_edits(proposed, roots, home)
+    for step, why in refused:
+        refuse(f"{step.loc}: not updated: {why}")
+    written: set[tuple[str, int]] = set()
+    problems: list[DemorunError] = []
+    for path, edits in chosen.items():
+        try:
+            if apply_updates({path: edits}, fingerprints, show_diff=show_diff, echo=echo):
+                written |= {(path, edit.command_end_line) for edit in edits}
+        except DemorunError as exc:
+            problems.append(exc)
+    return written, problems

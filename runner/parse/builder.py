@@ -48,13 +48,18 @@ from .source import is_markdown, read_source, split_lines
 
 # Bounds that keep a small hostile file from expanding without end (20 macros each
 # calling the previous twice make a million steps) or nesting past Python's stack.
+# Steps and depth alone do not bound the work: macros or imports that expand to nothing
+# (a mode switch, an empty body) can still call each other twice per level, so every item
+# visited and every character of text emitted is counted too, and the build stops at the
+# first bound it reaches; what it costs grows linearly with the input up to there.
 MAX_STEPS = 100_000
 MAX_DEPTH = 64  # macro calls, imports, @$SHELL and @ifhook blocks inside one another
+MAX_WORK = 500_000  # items visited while expanding, a call of an empty macro included
+MAX_TEXT = 32 * 1024 * 1024  # characters read from files, and of step text and `##` lines emitted
 MAX_DIRECTIVE_ARGS = 16_384  # characters; splitting them like a shell is not linear
 
 
-def _key(path: str) -> str:
-    """The file's identity for caching and cycle detection."""
+def _realpath(path: str) -> str:
     try:
         return os.path.realpath(path)
     except ValueError:
@@ -167,7 +172,7 @@ class Builder:
         self.no_init = no_init
         self.home = home if home is not None else os.path.expanduser("~")
         self.cache: dict[str, tuple[str, list[Item]] | str] = {}
-        self.findings: list[Finding] = []
+        self.findings: dict[Finding, None] = {}  # in order, each once: an expansion repeats them
         self.steps: list[Step] = []
         self.requires: dict[str, Requirement] = {}
         self.needs: list[Need] = []
@@ -186,32 +191,58 @@ class Builder:
         self.pending_names: list[str] = []
         self.pending_at: SourceLoc | None = None
         self.depth = 0  # macro calls, imports and @ifhook blocks being expanded
-        self.full = False  # MAX_STEPS reached: nothing more is expanded
+        self.work = 0  # items visited so far, against MAX_WORK
+        self.text = 0  # characters read and emitted so far, against MAX_TEXT
+        self.full = False  # a bound was reached: nothing more is expanded
+        self.directives: dict[int, Directive | None] = {}  # interpret() of each item, by id
+        # A file imported a million times is looked up once: resolving costs system calls.
+        self.keys: dict[str, str] = {}
+        self.resolved: dict[tuple[str, str], tuple[str | None, str]] = {}
 
     # -- reading ------------------------------------------------------------------
+
+    def _key(self, path: str) -> str:
+        """The file's identity for caching and cycle detection."""
+        key = self.keys.get(path)
+        if key is None:
+            key = self.keys[path] = _realpath(path)
+        return key
 
     def _load_text(self, path: str, text: str) -> list[Item]:
         items, findings = _items(text, path)
         findings += _item_findings(items, path)
         nodes, more = _structure(items, path)
-        self.findings += findings + more
-        self.cache[_key(path)] = (path, nodes)
+        self.findings.update(dict.fromkeys(findings + more))
+        self.cache[self._key(path)] = (path, nodes)
         return nodes
 
-    def _load(self, path: str) -> list[Item] | str:
-        """The items of `path`, or why it cannot be read (cached either way)."""
-        cached = self.cache.get(_key(path))
+    def _load(self, path: str, at: SourceLoc) -> list[Item] | str:
+        """The items of `path`, read for the line `at`, or why it cannot be read (cached either way).
+
+        What is read counts against MAX_TEXT: a workshop importing thousands of big files
+        stops at the bound, not after reading them all."""
+        cached = self.cache.get(self._key(path))
         if isinstance(cached, tuple):
             return cached[1]
         if isinstance(cached, str):
             return cached
         try:
-            return self._load_text(path, read_source(path, regular=True))
+            text = read_source(path, regular=True)
         except ParseError as exc:
-            self.cache[_key(path)] = exc.message
+            self.cache[self._key(path)] = exc.message
             return exc.message
+        if not self._charge(at, len(text)):
+            return []
+        return self._load_text(path, text)
 
     def _resolve(self, target: str, importer: str) -> tuple[str | None, str]:
+        key = (target, os.path.dirname(importer))
+        found = self.resolved.get(key)
+        if found is None:
+            found = self.resolved[key] = self._look_up(target, importer)
+        return found
+
+    def _look_up(self, target: str, importer: str) -> tuple[str | None, str]:
         wanted = os.path.expanduser(target)
         here = os.path.normpath(os.path.join(os.path.dirname(importer), wanted))
         if os.path.exists(here):
@@ -228,6 +259,8 @@ class Builder:
         if depth > MAX_DEPTH:
             return
         for node in nodes:
+            if not self._spend(SourceLoc(path, node.line)):
+                return
             if isinstance(node, BlockItem):
                 if node.kind == "macro" and node.name:
                     registry.macros[node.name] = (node.body, path)
@@ -235,7 +268,7 @@ class Builder:
                         registry.hooks.pop(node.name, None)
                 self._collect(node.body, path, registry, seen, depth + 1)
             elif isinstance(node, DirectiveItem) and node.name in ("hook", "import"):
-                directive, _ = interpret(node.name, node.args)
+                directive = self._interpret(node)
                 if directive is None:
                     continue
                 if directive.kind == "hook":
@@ -245,12 +278,20 @@ class Builder:
                         registry.macros.pop(name, None)
                     continue
                 target, _ = self._resolve(directive.words[0], path)
-                if target is None or _key(target) in seen:
+                if target is None or self._key(target) in seen:
                     continue
-                loaded = self._load(target)
+                loaded = self._load(target, SourceLoc(path, node.line))
                 if isinstance(loaded, list):
-                    seen.add(_key(target))
+                    seen.add(self._key(target))
                     self._collect(loaded, target, registry, seen, depth + 1)
+
+    def _interpret(self, node: DirectiveItem) -> Directive | None:
+        """The directive an item holds, interpreted once however often a macro or import repeats it."""
+        try:
+            return self.directives[id(node)]  # items live in self.cache as long as the builder
+        except KeyError:
+            directive = self.directives[id(node)] = interpret(node.name, node.args)[0]
+            return directive
 
     # -- emitting -------------------------------------------------------------------
 
@@ -258,19 +299,47 @@ class Builder:
         return Visibility.SKIP if self.skip_forced else self.mode
 
     def _step(self, kind: Kind, loc: SourceLoc, text: str, end_line: int = 0, **extra) -> None:
+        if self.full:
+            return
         if len(self.steps) >= MAX_STEPS:
-            if not self.full:
-                self.full = True
-                self._finding(self.called_from[0] if self.called_from else loc, Severity.ERROR,
-                              "too-many-steps", f"the workshop expands to more than {MAX_STEPS} "
-                              "steps (macros calling macros?); the rest is left out")
+            self._overflow(loc, "too-many-steps", f"the workshop expands to more than {MAX_STEPS} "
+                           "steps (macros calling macros?); the rest is left out")
+            return
+        expected = extra.get("expected")
+        if not self._charge(loc, len(text) + (sum(map(len, expected.lines)) if expected is not None else 0)):
             return
         self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
                                self.section, if_hooks=self.if_hooks,
                                called_from=self.called_from, nested=self.nested, **extra))
 
     def _finding(self, loc: SourceLoc, severity: Severity, code: str, message: str) -> None:
-        self.findings.append(Finding(loc, severity, code, message))
+        self.findings[Finding(loc, severity, code, message)] = None
+
+    def _overflow(self, loc: SourceLoc, code: str, message: str) -> None:
+        """A bound is reached: nothing more is expanded, and the outermost call expanding is
+        blamed (where the reader can act), or the item itself when no call is under way."""
+        if not self.full:
+            self.full = True
+            self._finding(self.called_from[0] if self.called_from else loc, Severity.ERROR, code, message)
+
+    def _charge(self, loc: SourceLoc, chars: int) -> bool:
+        """Count `chars` of text read or emitted at `loc`; False once the build is over its bounds."""
+        self.text += chars
+        if self.text > MAX_TEXT:
+            self._overflow(loc, "too-much-text", f"the workshop reads and expands more than "
+                           f"{MAX_TEXT // (1024 * 1024)} MiB of text (macros or imports used many "
+                           "times?); the rest is left out")
+        return not self.full
+
+    def _spend(self, loc: SourceLoc, units: int = 1) -> bool:
+        """Count `units` of work at `loc`; False once the build is over its bounds."""
+        if self.full:
+            return False
+        self.work += units
+        if self.work > MAX_WORK:
+            self._overflow(loc, "too-much-work", f"expanding the workshop visits more than {MAX_WORK:,} "
+                           "items (macros or imports calling each other many times?); the rest is left out")
+        return not self.full
 
     def _modifiers(self, forced: Change | None = None) -> Modifiers:
         """The modifiers the pending directives give the next command; the shared default if none."""
@@ -294,9 +363,9 @@ class Builder:
 
     def _emit(self, nodes: list[Item] | tuple[Item, ...], path: str) -> None:
         for node in nodes:
-            if self.full:
-                return
             loc = SourceLoc(path, node.line)
+            if not self._spend(loc):
+                return
             if isinstance(node, ProseItem):
                 if node.heading is not None:
                     self.section = node.heading
@@ -309,7 +378,7 @@ class Builder:
             elif isinstance(node, CommandItem):
                 self._command(node, loc)
             elif isinstance(node, DirectiveItem):
-                directive, _ = interpret(node.name, node.args)
+                directive = self._interpret(node)
                 if directive is not None:
                     self._directive(directive, loc, node.end_line, path)
             elif isinstance(node, BlockItem) and node.kind == "ifhook":
@@ -327,7 +396,7 @@ class Builder:
 
     def _directive(self, d: Directive, loc: SourceLoc, end_line: int, path: str) -> None:
         kind = d.kind
-        if kind == "mode":
+        if kind == "mode" and d.mode is not None:
             if d.mode is Visibility.SHOW or self.mode is not Visibility.SKIP:
                 self.mode = d.mode
         elif kind == "wait":
@@ -338,7 +407,7 @@ class Builder:
             self._step(Kind.PRINT, loc, d.args, end_line)
         elif kind == "note":
             self._step(Kind.NOTE, loc, d.args, end_line)
-        elif kind == "modifier":
+        elif kind == "modifier" and d.change is not None:
             self.pending.append(d.change)
             self.pending_names.append(d.name)
             self.pending_at = self.pending_at or loc
@@ -383,7 +452,7 @@ class Builder:
             builtin = BUILTIN_MACROS[name]
             self.if_hooks += tuple(self._builtin_hook_var(h) for h in builtin.needs_hooks)
             for kind, hook in builtin.steps:
-                if kind is Kind.HOOK:
+                if hook is not None:
                     self._step(kind, loc, hook, hook_var=self._builtin_hook_var(hook))
                 else:
                     self._step(kind, loc, "")
@@ -428,17 +497,20 @@ class Builder:
             self._finding(loc, Severity.ERROR, "missing-import",
                           f"cannot {what} {d.words[0]!r}: {problem}")
             return
-        real = _key(target)
-        keys = [key for key, _ in self.files]
+        real = self._key(target)
+        keys = [key for key, _ in self.files]  # no longer than MAX_DEPTH
         if real in keys:
             chain = " -> ".join([shown for _, shown in self.files[keys.index(real):]] + [target])
             self._finding(loc, Severity.ERROR, "import-cycle",
                           f"{what} cycle: {d.words[0]!r} is already being read ({chain})")
             return
-        nodes = self._load(target)
+        nodes = self._load(target, loc)
         if isinstance(nodes, str):
             self._finding(loc, Severity.ERROR, "unreadable-import",
                           f"cannot {what} {d.words[0]!r}: {nodes}")
+            return
+        # A nested shell starts from a copy of the macros in scope, as long as the workshop made it.
+        if d.kind == "shell" and not self._spend(loc, len(self.base.macros) + len(self.base.hooks)):
             return
         saved = (self.mode, self.section, self.called_from, self.registry, self.nested)
         saved_pending = self.pending, self.pending_names, self.pending_at
@@ -458,7 +530,7 @@ class Builder:
             self.pending, self.pending_names, self.pending_at = saved_pending
 
     def _run_file(self, nodes: list[Item], path: str) -> None:
-        self.files.append((_key(path), path))
+        self.files.append((self._key(path), path))
         self._emit(nodes, path)
         self.files.pop()
 
@@ -470,7 +542,7 @@ class Builder:
             path = os.path.join(self.home, name)
             if not os.path.isfile(path):
                 continue
-            nodes = self._load(path)
+            nodes = self._load(path, SourceLoc(path, 1))
             if isinstance(nodes, str):
                 self._finding(SourceLoc(path, 1), Severity.ERROR, "unreadable-init",
                               f"init file skipped: {nodes}")
@@ -479,12 +551,13 @@ class Builder:
         return found
 
     def build(self, path: str, text: str) -> Plan:
+        self.text += len(text)
         nodes = self._load_text(path, text)
         inits = [] if self.no_init else self._init_files()
         for init_path, init_nodes in inits:
-            self._collect(init_nodes, init_path, self.registry, {_key(init_path)})
+            self._collect(init_nodes, init_path, self.registry, {self._key(init_path)})
         self.base = self.registry.copy()
-        self._collect(nodes, path, self.registry, {_key(path)})
+        self._collect(nodes, path, self.registry, {self._key(path)})
         for init_path, init_nodes in inits:
             self.mode = Visibility.HIDE
             self._run_file(init_nodes, init_path)
@@ -495,7 +568,7 @@ class Builder:
             names = ", ".join(sorted(set(self.pending_names)))
             self._finding(self.pending_at, Severity.WARNING, "dangling-modifier",
                           f"per-command directive ({names}) is followed by no command")
-        findings = sorted(set(self.findings), key=lambda f: (f.loc, f.code, f.message))
+        findings = sorted(self.findings, key=lambda f: (f.loc, f.code, f.message))
         return Plan(path, tuple(self.steps), tuple(self.requires.values()), tuple(findings),
                     tuple(self.shells), tuple(self.needs))
 

@@ -5,6 +5,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
+from ..printable import visible
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from .plain import clip_line, first_line, plain
@@ -63,8 +64,8 @@ def _property(text: str) -> str:
 
 
 def _command(kind: str, message: str, **properties: str | int) -> str:
-    props = ",".join(f"{k}={_property(str(v))}" for k, v in properties.items())
-    return f"::{kind} {props}::{_data(message)}"
+    props = ",".join(f"{k}={_property(visible(str(v)))}" for k, v in properties.items())
+    return f"::{kind} {props}::{_data(visible(message))}"
 
 
 def _message(result: StepResult) -> str:

@@ -134,7 +134,7 @@ def _command(step: Step, result: StepResult | None, anchor: str, raw: StepResult
         "setup": step.visibility is Visibility.HIDE,
         "skipped_step": step.visibility is Visibility.SKIP,
         "called_from": [str(site) for site in step.called_from],
-        "expected": clip_output(plain("\n".join(expected.lines))) if expected else None,
+        "expected": plain(clip_output("\n".join(expected.lines))) if expected else None,
         "expected_loc": str(expected.loc) if expected else "",
         "output": None,
         "status": "notrun",
@@ -155,7 +155,7 @@ def _command(step: Step, result: StepResult | None, anchor: str, raw: StepResult
             meta=_meta(result),
         )
         if result.outcome is not None:
-            view["output"] = clip_output(plain(result.outcome.output))
+            view["output"] = plain(clip_output(result.outcome.output))
             values = forgiven_values(raw, redact) if raw is not None else []
             view["forgiven"] = values
             view["marked"] = _marked(view["output"], values) if values else None

@@ -66,7 +66,7 @@ def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
         ET.SubElement(properties, "property", name="demorun.updated", value=_xml(verdict.message))
     if result.outcome is not None and result.outcome.output:
         out = ET.SubElement(case, "system-out")
-        out.text = clip_output(_xml(result.outcome.output))
+        out.text = _xml(clip_output(result.outcome.output))
 
 
 def _broken_suite(root: ET.Element, fr: FileReport) -> None:

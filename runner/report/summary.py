@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..printable import visible
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
@@ -79,11 +80,11 @@ def file_progress_line(fr: FileReport) -> str:
     """One line as each file finishes, e.g. 'PASS demos/a.md  3 passed, 0 failed, 0 skipped  (1.2s)'."""
     if fr.error:
         lines = fr.error.splitlines() or [""]
-        return f"ERROR {fr.file}  not checked: {plain(lines[0])}{' …' if len(lines) > 1 else ''}"
+        return f"ERROR {visible(fr.file)}  not checked: {visible(lines[0])}{' …' if len(lines) > 1 else ''}"
     if nothing_checked(fr):
-        line = f"EMPTY {fr.file}  nothing to run: {plain(empty_reason(fr))}"
+        line = f"EMPTY {visible(fr.file)}  nothing to run: {plain(empty_reason(fr))}"
         return line + (f"  ({STRICTLY})" if fr.strict else "")
-    line = f"{file_status(fr).name} {fr.file}  {_counts(fr)}  ({format_duration(fr.duration)})"
+    line = f"{file_status(fr).name} {visible(fr.file)}  {_counts(fr)}  ({format_duration(fr.duration)})"
     if fr.lint_errors:
         line += f"  {lint_note(fr)}"
     if fr.skipped_reason:
@@ -99,8 +100,8 @@ def file_progress_lines(fr: FileReport) -> list[str]:
         lines[0] += f"  {fr.interrupted}"
     lines += [f"  - {plain(hint)}" for hint in fr.hints]
     if not fr.skipped_reason:
-        lines += [f"  skipped {span}: {plain(reason)}" for span, reason in _skip_runs(fr.results)]
-    lines += [f"  note {loc}: {plain(message)}" for loc, message in fr.notices]
+        lines += [f"  skipped {visible(span)}: {plain(reason)}" for span, reason in _skip_runs(fr.results)]
+    lines += [f"  note {visible(str(loc))}: {plain(message)}" for loc, message in fr.notices]
     return lines
 
 
@@ -135,8 +136,8 @@ def _failure(result: StepResult) -> list[Text]:
     step = result.step
     head = Text()
     head.append("FAIL ", style=_STYLE[Status.FAIL])
-    head.append(str(step.loc), style="bold")
-    head.append("  " + plain(first_line(step.text)))
+    head.append(visible(str(step.loc)), style="bold")
+    head.append("  " + visible(first_line(step.text)))
     lines = [head]
     if result.verdict.message:
         lines.append(Text("  " + clip_line(plain(result.verdict.message))))
@@ -144,7 +145,7 @@ def _failure(result: StepResult) -> list[Text]:
         detail = clip_line(plain(detail))
         lines.append(Text("    " + detail, style=_DIFF_STYLE[diff_line_kind(detail)]))
     for site in step.called_from:
-        lines.append(Text(f"  called from {site}", style="dim"))
+        lines.append(Text(f"  called from {visible(str(site))}", style="dim"))
     return lines
 
 
@@ -198,8 +199,8 @@ def _forgiven(result: StepResult, redact: Callable[[str], str]) -> list[Text]:
 def _error(fr: FileReport) -> list[Text]:
     head = Text()
     head.append("ERROR ", style=_STYLE[Status.FAIL])
-    head.append(fr.file, style="bold")
-    return [head, *(Text("  " + plain(line)) for line in (fr.error or "").splitlines())]
+    head.append(visible(fr.file), style="bold")
+    return [head, *(Text("  " + visible(line)) for line in (fr.error or "").splitlines())]
 
 
 def _strict_failures(fr: FileReport) -> list[Text]:
@@ -260,7 +261,7 @@ def _table(report: RunReport) -> Table:
     for fr in report.files:
         counts = [Text(str(fr.count(s)), style=_STYLE[Status.FAIL] if s is Status.FAIL and fr.count(s) else "")
                   for _, s in shown]
-        table.add_row(Text(file_label(fr), style=_STYLE[file_status(fr)]), Text(fr.file), *counts,
+        table.add_row(Text(file_label(fr), style=_STYLE[file_status(fr)]), Text(visible(fr.file)), *counts,
                       format_duration(fr.duration), _note(fr))
     return table
 
