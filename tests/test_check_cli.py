@@ -425,7 +425,7 @@ def test_a_signal_while_update_writes_still_leaves_the_reports(demorun, workshop
     def stopped(*args, **kwargs):
         raise Aborted(signal.SIGTERM)
 
-    monkeypatch.setattr(check, "apply_updates", stopped)
+    monkeypatch.setattr(check, "update_outputs", stopped)
     path = workshop("```bash\necho one\n## two\n```\n")
     result = demorun("check", "--update", "--junit", str(tmp_path / "j.xml"), path)
     assert result.exit_code == 143

@@ -36,6 +36,7 @@ def test_the_errors_come_on_a_page_before_the_first_screen_and_never_reach_the_r
     term.keys("Enter")
     shown = term.wait_text("OPENING-WORDS")
     assert "SHWO" not in shown  # the page is gone, and the show does not say it again
+    term.wait_text("$ echo after-typo")  # typed in full: only now does RETURN run it
     term.keys("Enter")
     term.wait_text("after-typo\n")
     status, _ = term.finished()
