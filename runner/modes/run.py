@@ -69,7 +69,7 @@ class ReplayListener(Listener):
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
-            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
+            self.screen.reset_leftovers()  # a killed full-screen program cannot switch off what it switched on
         if result.verdict.status is not Status.FAIL:
             return
         step = result.step
@@ -154,7 +154,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             finally:
                 redact = engine.redactor()
     finally:
-        screen.restore_modes()
+        screen.reset_leftovers()
         if recorder:
             recorder.close(redact)
 

@@ -93,7 +93,7 @@ class LiveListener(Listener):
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
-            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
+            self.screen.reset_leftovers()  # a killed full-screen program cannot switch off what it switched on
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         self.notify(f"{loc}: {message}")
