@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from runner.session import bash
 from runner.session.session import Session
 
 
@@ -116,3 +117,37 @@ def test_shell_handed_to_the_presenter_keeps_state_and_returns(terminal, session
     assert b"\x1e" not in shown
     assert "__dr_" not in session.run("history").output
     assert session.run("exit 4").status == 4
+
+
+def test_leaving_the_handed_over_shell_mid_line_leaves_nothing_behind(terminal, session):
+    """`exit` with more of its line still to run: the shell comes back once that has run, as it
+    was before, and no line of the session's own is taken for the next command's output."""
+    keyboard, _ = terminal
+    screen_read, screen = os.pipe()
+    timer = watchdog(session, 30)
+    for _ in range(3):
+        os.write(keyboard, b"exit; sleep 0.3\r")  # typed ahead: read once the shell is handed over
+        session.interact_shell(stdout_fd=screen)
+        assert session.run("echo after").output == "after\n"
+        assert session.run("type -t exit; [[ -o emacs ]] || echo no-line-editing").output == \
+            "builtin\nno-line-editing\n"
+    timer.cancel()
+    os.close(screen)
+    os.close(screen_read)
+
+
+def test_a_line_that_goes_on_after_exit_is_interrupted(terminal, session, tmp_path, monkeypatch):
+    """What follows `exit` on its line gets a grace to end, then Ctrl-C, as the shell is taken back."""
+    monkeypatch.setattr(bash, "INTERRUPT_GRACE", 0.3)
+    keyboard, _ = terminal
+    screen_read, screen = os.pipe()
+    timer = watchdog(session, 30)
+    os.write(keyboard, b"exit; sleep 100; echo never > never.txt\r")
+    start = time.monotonic()
+    session.interact_shell(stdout_fd=screen)
+    assert time.monotonic() - start < 20  # not the 100 s the line would take
+    timer.cancel()
+    assert session.run("echo after").output == "after\n"
+    assert not (tmp_path / "never.txt").exists()
+    os.close(screen)
+    os.close(screen_read)

@@ -98,6 +98,14 @@ def _shell_settings(argv0: str, args: Sequence[str]) -> str:
     ])
 
 
+def _token() -> tuple[str, str]:
+    """A token to wait for, and the printf that prints it. The line never holds the token as
+    written, so an echo of the line (`set -v`, a terminal echoing keys typed ahead) never
+    passes for its output."""
+    token = secrets.token_hex(8)
+    return token, f"{_B}printf %s%s {token[:8]} {token[8:]}"
+
+
 def internal_line(body: str) -> bytes:
     """A line of the session's own: silent under `set -x`, and $? survives it (even under `set -e`)."""
     return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && \\builtin :; } 2>/dev/null </dev/null\n').encode()
@@ -234,8 +242,8 @@ class Bash:
             _drain_definition(m), "__dr_d=([1]=) __dr_dc='$({ __dr_drain; } 2>/dev/null)'",
             f"{b}readonly __dr_p0 __dr_p1 __dr_p2 __dr_d __dr_dc", _shell_settings(argv0, args),
         ])
-        token = secrets.token_hex(8)
-        line = (init + f"; {b}printf %s {token}\n").encode("utf-8", "surrogateescape")
+        token, printf_token = _token()
+        line = (init + f"; {printf_token}\n").encode("utf-8", "surrogateescape")
         try:
             if len(line) > CANONICAL_LINE_MAX or len(line.translate(None, self.special)) != len(line):
                 self.set_input(raw_input_attrs(self.input_baseline))  # long or odd arguments: byte for byte
@@ -408,7 +416,7 @@ class Bash:
     def sync(self, interrupt: bool, body: str = ":") -> None:
         """Back to a known prompt after anything unexpected (a stale prompt, an error, an exception),
         running `body` on the way."""
-        token = secrets.token_hex(8)
+        token, printf_token = _token()
         if interrupt:  # nothing queued may run after it; a line bash already began is interrupted too
             self._flush_feed()
             self._ahead.clear()
@@ -417,7 +425,7 @@ class Bash:
         else:
             self.settle_ahead()
         self._stash = []
-        line = internal_line(f"{body}; \\builtin printf %s {token}")
+        line = internal_line(f"{body}; {printf_token}")
         self.send(line)
         try:
             self._await(token, INTERRUPT_GRACE, "bash did not come back to its prompt", line)
@@ -780,10 +788,11 @@ class Bash:
         starts with bash's default options; what it sets, its `cd`, `set -e` and `exit` stay in
         it. Returns its pid; from now on it is the shell at the prompt.
         """
-        b, token = _B, secrets.token_hex(8)
+        b = _B
+        token, printf_token = _token()
         definitions = (f"{b}compgen -v | while IFS= {b}read -r __dr_n; do case $__dr_n in {_OWN_VARIABLES}) ;; "
                        f'*) {b}declare -p -- "$__dr_n" ;; esac; done 2>/dev/null; {b}declare -f')
-        settings = _shell_settings(argv0, ()) + f"; {b}printf %s {token}"
+        settings = _shell_settings(argv0, ()) + f"; {printf_token}"
         try:
             program = os.readlink(f"/proc/{self.pid}/exe")
         except OSError:
@@ -803,37 +812,44 @@ class Bash:
 
     # Handing the terminal to a person.
 
-    def hand_over(self, stdin_fd: int, show: Callable[[bytes], None]) -> None:
-        """Copies keys to bash and its output to `show` until the LEFT marker, or Ctrl-D at the prompt.
-
-        Ctrl-D on a prompt where nothing was typed leaves at once: bash would only say "Use exit".
+    def hand_over(self, stdin_fd: int, show: Callable[[bytes], None]) -> bool:
+        """Copies keys to bash and its output to `show` until the person has left: `exit` (its
+        LEFT marker, then the prompt after the rest of its line), or Ctrl-D at a prompt where
+        nothing was typed (bash would only say "Use exit"). Whether bash is back at its prompt:
+        the rest of the line `exit` was in gets a grace, then is interrupted.
         """
         self.clean = False
         fd = self.fd
         at_prompt, last_key, typed = True, b"", False
+        left: float | None = None  # when `exit` ran
         source: int | None = stdin_fd
         while True:
-            watched = self._watched if source is None else self._watched + [source]
-            ready = wait_ready(watched)
+            wait = None if left is None else left + INTERRUPT_GRACE - time.monotonic()
+            if wait is not None and wait <= 0:
+                return False
+            watched = self._watched if source is None or left is not None else self._watched + [source]
+            ready = wait_ready(watched, [], wait)
             if source is not None and source in ready:
                 keys = os.read(source, 4096)
                 if not keys:  # no more keys will come: leave as Ctrl-D would
                     source, keys = None, b"\x04"
                 if keys == b"\x04" and at_prompt and not typed:
-                    return
+                    return True
                 self.send(keys)
                 last_key, typed = keys[-1:], True
             data = self._read() if fd in ready else None
             if data == b"" or self._pidfd in ready:
                 self._died(Output())
-                return
+                return False
             for kind, payload in self._scanner.feed(data) if data else ():
-                if kind == OUTPUT:
+                if kind == OUTPUT and left is None:
                     show(payload)
                 elif kind == STARTED:
                     at_prompt = False
-                elif kind == LEFT or (kind == ENDED and at_prompt and last_key == b"\x04"):
-                    return
+                elif kind == LEFT:
+                    left = time.monotonic()
+                elif kind == ENDED and (left is not None or (at_prompt and last_key == b"\x04")):
+                    return True
                 elif kind == ENDED:
                     at_prompt, last_key, typed = True, b"", False
 

@@ -553,11 +553,11 @@ class Session:
                         on_output(data)
 
                 show(prompt.encode("utf-8", "replace"))
-                bash.hand_over(stdin_fd, show)
+                at_prompt = bash.hand_over(stdin_fd, show)
             if bash.alive:
-                termios.tcflush(bash.fd, termios.TCIFLUSH)
-                bash.sync(interrupt=False, body="\\builtin history -d -1; \\builtin set +o emacs +o history "
-                                                "+o ignoreeof; __dr_i=; \\builtin unset -f exit logout")
+                bash.flush_input()  # what was typed after leaving is for nobody
+                bash.sync(interrupt=not at_prompt, body="\\builtin history -d -1; \\builtin set +o emacs +o "
+                                                        "history +o ignoreeof; __dr_i=; \\builtin unset -f exit logout")
         finally:
             if bash.alive:
                 bash.set_tty(bash.baseline)
