@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from runner.session import bash
+from runner.session import exchange
 from runner.session.session import Session
 
 
@@ -138,7 +138,7 @@ def test_leaving_the_handed_over_shell_mid_line_leaves_nothing_behind(terminal, 
 
 def test_a_line_that_goes_on_after_exit_is_interrupted(terminal, session, tmp_path, monkeypatch):
     """What follows `exit` on its line gets a grace to end, then Ctrl-C, as the shell is taken back."""
-    monkeypatch.setattr(bash, "INTERRUPT_GRACE", 0.3)
+    monkeypatch.setattr(exchange, "INTERRUPT_GRACE", 0.3)
     keyboard, _ = terminal
     screen_read, screen = os.pipe()
     timer = watchdog(session, 30)
