@@ -98,6 +98,27 @@ def test_a_resize_during_a_command_reaches_it(terminal, session):
     assert outcome.output.splitlines() == ["30 100", "50 120"]
 
 
+def test_programs_see_the_new_size_after_a_resize(terminal, session):
+    """What a program reads of the terminal's size follows the presenter's window (less, watch,
+    k9s): no frozen COLUMNS or LINES overrides the pty."""
+    _, presenter = terminal
+    termios.tcsetwinsize(presenter, (30, 100))
+    size = f"{sys.executable} -c 'import shutil; print(*shutil.get_terminal_size())'"
+
+    shown = bytearray()
+
+    def resize_once_shown(chunk: bytes) -> None:
+        shown.extend(chunk)
+        if shown.startswith(b"100 30\r\n"):
+            shown.clear()
+            termios.tcsetwinsize(presenter, (50, 120))
+            os.kill(os.getpid(), signal.SIGWINCH)  # what the terminal sends its foreground process
+
+    command = f'{size}; while [ "$(stty size)" = "30 100" ]; do sleep 0.01; done; {size}'
+    outcome = session.run(command, interactive=True, timeout=10, on_output=resize_once_shown)
+    assert outcome.output.splitlines() == ["100 30", "120 50"]
+
+
 @pytest.mark.parametrize("leave", [b"exit\r", b"\x04", b"exit 5\r"])
 def test_shell_handed_to_the_presenter_keeps_state_and_returns(terminal, session, tmp_path, leave):
     keyboard, _ = terminal

@@ -170,12 +170,14 @@ class Session:
     def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
         env = dict(os.environ)
         env.update(extra)
-        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND"):
+        # No COLUMNS or LINES: exported, they override the pty's size, which programs read for
+        # themselves, and outlive a resize (bash would keep them exported and update them only
+        # between commands).
+        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "COLUMNS", "LINES"):
             env.pop(name, None)
         if self._unattended:
             env.update(UNATTENDED_ENV)
         env["TERM"] = env.get("TERM") or "xterm-256color"
-        env["COLUMNS"], env["LINES"] = str(self.cols), str(self.rows)
         env["HISTFILE"] = ""  # no history file is read at start; the shell then unsets it
         if not any(env.get(name) for name in ("LC_ALL", "LC_CTYPE", "LANG")):
             env["LANG"] = "C.UTF-8"
