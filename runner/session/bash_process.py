@@ -104,7 +104,8 @@ class BashProcess:
         set_nonblocking(self._waker)
         self.watched = [self.fd] + ([self.pidfd] if self.pidfd >= 0 else [])
         # The usual wait of a command (nothing to write, no keys to forward), registered once for
-        # the shell's life rather than built anew for every read of every command.
+        # the shell's life: 0.28 against 0.81 us a wait, built anew (bench/session.py --tweaks),
+        # and a command sent alone waits once or twice.
         self._poller = select.poll()
         for watched in self.watched + [self.wake]:
             self._poller.register(watched, READ_EVENTS)

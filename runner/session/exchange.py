@@ -6,7 +6,6 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..errors import SessionError
@@ -33,8 +32,9 @@ KeysFilter = Callable[[bytes, Callable[[], bool]], bytes]
 class Reply(NamedTuple):
     """What bash made of one command: whether it ran, its status and output, and how it ended.
 
-    A named tuple: one is made for every command, and building one costs a third of what a
-    frozen dataclass of these fields costs (0.3 us against 1.0 us, bench/session.py --records).
+    A named tuple: one is made for every command, and a frozen dataclass of these fields costs
+    more to build (0.72 against 1.17 us, 2% of a queued command's 22 us of CPU, bench/session.py
+    --tweaks).
     """
 
     started: bool  # bash printed PS0: it parsed the whole command and ran it
@@ -49,12 +49,13 @@ class Reply(NamedTuple):
     early: bool = False  # queued, it ended before it was asked for
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """What one exchange is asked: the command's lines, its deadline, and who watches it.
 
     Fed (unattended), `ahead` are one-line commands (command, line) written behind this one,
-    whose replies later exchanges read with `sent`.
+    whose replies later exchanges read with `sent`. A named tuple, as Reply is: one is made
+    for every command (0.27 against 1.21 us as a frozen dataclass, 4% of a queued command's
+    CPU, bench/session.py --tweaks).
     """
 
     chunks: tuple[bytes, ...]  # the command's lines, each sent when bash asks for it
@@ -89,25 +90,28 @@ class Exchange:
     pty's attributes to restore once bash has read a command sent byte for byte.
     """
 
+    __slots__ = ("_process", "_queue", "_scanner", "_request", "_line", "_next_chunk", "_pending", "_sent",
+                 "began", "_lines_sent", "_deadline", "_settled", "_continuations", "_output", "_before",
+                 "_started", "_stuck", "interrupted", "_stage", "_note", "_target", "_recheck", "_idle_check",
+                 "_withdraw_at", "_done", "_forward", "_forwarded", "_events", "rest", "at_prompt", "guard")
+
     def __init__(self, process: BashProcess, queue: ReadAhead, scanner: Scanner, events: Events,
                  request: Request, settled: TtyAttrs | None = None):
         self._process, self._queue, self._scanner, self._request = process, queue, scanner, request
         process.take_wake()  # an interrupt asked for before this command is not for it
         now = time.monotonic()
-        self._chunks = deque(request.chunks)
-        self._line = self._chunks.popleft()
-        self._own = process.input.pieces(self._line)
+        self._line = request.chunks[0]
+        self._next_chunk = 1  # the index of the line to send when bash asks for more
         self._pending: deque[bytes] = deque()
         self._sent = request.sent
         self.began = queue.last_end if self._sent else now
         self._lines_sent = 1
         if not self._sent:
-            self._pending.extend(self._own)
+            self._pending.extend(process.input.pieces(self._line))
             self._lines_sent = self._line.count(b"\n")
-            if request.ahead:
+            if request.ahead:  # each line one message already: Session._queue takes no longer ones
                 queue.offer(request.ahead, request.ahead_limit)
-                for _, line in request.ahead:
-                    self._pending.extend(process.input.pieces(line))
+                self._pending.extend(line for _, line in request.ahead)
                 # A batch is several messages: were bash to run this command, fail and drain its
                 # input between two of them, it would run the rest. So it waits until all are there.
                 with process.held():
@@ -156,7 +160,7 @@ class Exchange:
         if not self._request.escalate:
             raise SessionError("bash did not answer the session's own query in time")
         self._pending.clear()
-        self._chunks.clear()
+        self._next_chunk = len(self._request.chunks)
         self._withdraw()
         self._settle_input()  # Ctrl-C must be a signal again, not a byte of the command
         self._stage = Escalation(self._stage + 1)
@@ -190,7 +194,7 @@ class Exchange:
             # bash's input itself (only bash's own `read -u` can), and the rest. Send it again.
             self._queue.forget()
             self._sent, self.began = False, now
-            self._pending.extend(self._own)
+            self._pending.extend(self._process.input.pieces(self._line))
             self._idle_check = now + IDLE_AFTER
             return
         repaired = self._process.repair_prompt()
@@ -280,8 +284,9 @@ class Exchange:
         self._continuations += 1
         if self._continuations < self._lines_sent:
             return
-        if self._chunks:
-            chunk = self._chunks.popleft()
+        if self._next_chunk < len(self._request.chunks):
+            chunk = self._request.chunks[self._next_chunk]
+            self._next_chunk += 1
             self._pending.extend(self._process.input.pieces(chunk))
             self._lines_sent += chunk.count(b"\n")
             return
@@ -312,8 +317,7 @@ class Exchange:
 
     def _reply(self, status: int | None, *, stage: Escalation | None = None, died: bool = False) -> Reply:
         return Reply(self._started, status, self._output.text(), self._before.decode("utf-8", "replace"),
-                     stage=self._stage if stage is None else stage, stuck=self._stuck, died=died,
-                     note=self._note, began=self.began)
+                     self._stage if stage is None else stage, self._stuck, died, self._note, self.began)
 
     def _interrupt(self, now: float) -> None:
         self._target, self._recheck = self._process.interrupt(), now + REINTERRUPT_EVERY
@@ -324,7 +328,7 @@ class Exchange:
             return
         own = self._queue.withdraw()
         if own and resend_own:
-            self._pending.extendleft(reversed(self._own[-own:]))
+            self._pending.extendleft(reversed(self._process.input.pieces(self._line)[-own:]))
 
     def _settle_input(self) -> None:
         """bash has read the command sent byte for byte: the pty's attributes for the command again."""

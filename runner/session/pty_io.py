@@ -185,8 +185,9 @@ class Output:
 
     def _add(self, data: bytes, final: bool = False) -> None:
         if self._decoder is None:
-            # Most chunks are whole UTF-8: decoded at once, with no incremental decoder to make or
-            # finish. A chunk that ends inside a character or holds a bad byte gets one from then on.
+            # A chunk of whole UTF-8 is decoded at once, with no incremental decoder to make and
+            # finish: 0.43 against 1.13 us for a line of output (bench/session.py --tweaks). A chunk
+            # that ends inside a character or holds a bad byte gets one from then on.
             try:
                 decoded = data.decode("utf-8")
             except UnicodeDecodeError:

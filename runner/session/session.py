@@ -24,10 +24,13 @@ UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
-# Commands queued ahead in one batch: at most this many, in at most this many bytes, so a batch
-# reaches bash's input whole (the socket holds far more) before bash can fail and drain it.
-AHEAD_COUNT = 32
-AHEAD_BYTES = 1800
+# Commands queued ahead in one batch: at most as many as the engine looks ahead (64), in at most
+# this many bytes, well within what bash's input socket holds (about 270 short lines), so a batch
+# is written whole while bash is held (bash_process.held). A batch costs two signals and a round
+# of polls: 64 rather than 32 took `run --quiet` of `echo hi` from 42.2 to 40.9 us of CPU and
+# 36.1 to 32.6 us of wall a command (medians of 11 alternating rounds, one run).
+AHEAD_COUNT = 64
+AHEAD_BYTES = 3600
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
 _RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
@@ -89,6 +92,8 @@ def _without_notices(output: str, jobs: Mapping[str, str]) -> str:
 
 def _is_blank(text: str) -> bool:
     """Nothing but comments and blank lines: bash would run nothing, and `{ }` would not parse."""
+    # One line starting with a word settles it: 0.07 against 0.46 us, 1.7% of a queued command's
+    # CPU (bench/session.py --tweaks), and every command is asked.
     if text and text[0] not in "# \t\n" and "\n" not in text:
         return False
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n"))
@@ -290,6 +295,7 @@ class Session:
             if not self._bash.alive:
                 raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
             return Outcome(output="", status=0, duration=0.0)
+        # The substring first: 0.04 against 0.56 us, 2.3% of a queued command's CPU (bench/session.py --tweaks).
         if "builtin" in text and _DEFINES_BUILTIN.search(text):
             raise CommandRejected(f"{text!r} defines a function named builtin, which demorun needs for "
                                   "its own lines in the shell; give the function another name")
