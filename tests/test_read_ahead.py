@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -382,3 +383,48 @@ def test_plans_with_cont_traps_queue_nothing(tmp_path):
         plan = parse_workshop(str(tmp_path / "w.md"), no_init=True)
         with Session(read_ahead=True) as session:
             assert not any(Engine(plan, session, policy=Policy())._plain), risky
+
+
+def test_lines_taken_back_while_bash_runs_the_queue_leave_bash_a_first_part(tmp_path, monkeypatch):
+    """Asking the shell something while bash races through queued lines takes the rest back, one
+    by one (slowly here, as on a busy machine): bash must have run a first part of them, never
+    one past a line taken back, and each runs once."""
+    from runner.session import feed
+
+    def slowly(self):
+        taken = 0
+        while True:
+            try:
+                self._theirs.recv(feed.MESSAGE_MAX, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return taken
+            taken += 1
+            time.sleep(0.002)
+
+    monkeypatch.setattr(feed.SocketInput, "take_back", slowly)
+    commands = [f"echo {n} >> log.txt" for n in range(40)]
+    with Session(cwd=str(tmp_path), read_ahead=True) as session:
+        for _ in range(3):
+            (tmp_path / "log.txt").unlink(missing_ok=True)
+            session.run("true", ahead=commands)
+            session.getvar("HOME")  # settles the queue: replies read, the rest taken back
+            ran = [int(n) for n in _log(tmp_path)]
+            assert ran == list(range(len(ran)))
+            for command in commands:  # as the engine goes on: each is replied to or sent now
+                session.run(command)
+            assert [int(n) for n in _log(tmp_path)] == list(range(40))
+
+
+def test_a_stop_while_bash_runs_queued_lines_still_runs_the_exit_trap(tmp_path):
+    """Stopped mid-queue, the session interrupts bash and sends a line of its own: that line is
+    never cut by the interrupt, so bash comes back, and the EXIT trap runs."""
+    for attempt in range(8):
+        with Session(cwd=str(tmp_path), read_ahead=True) as session:
+            session.run(f"trap 'echo trap{attempt} >> traps.txt' EXIT")
+
+            def stop(chunk: bytes) -> None:
+                raise RuntimeError("stopped")
+
+            with pytest.raises(RuntimeError):
+                session.run("echo go", ahead=[f"echo {n} >/dev/null" for n in range(60)], on_output=stop)
+        assert (tmp_path / "traps.txt").read_text().split()[-1] == f"trap{attempt}"

@@ -2,6 +2,7 @@
 own lines, nested shells and the terminal handed to a person; the parts do the work."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import secrets
@@ -98,11 +99,11 @@ class Bash:
         self._again = functools.partial(Bash, env=env, rows=rows, cols=cols, argv0=argv0, args=args, mark=mark,
                                         feed=feed)  # the same bash, anew (replace)
         self._cwd = cwd
-        self._process = BashProcess(env=env, cwd=cwd, rows=rows, cols=cols, mark=mark, feed=feed)
-        self.pid = self._process.pid
+        self._process = process = BashProcess(env=env, cwd=cwd, rows=rows, cols=cols, mark=mark, feed=feed)
+        self.pid = process.pid
         self._markers = Markers()
         self._scanner = Scanner(self._markers)
-        self._queue = ReadAhead(self._process.input)
+        self._queue = ReadAhead(process.input, (lambda: process.held(still=True)) if feed else contextlib.nullcontext)
         self._early: deque[tuple[str, Reply]] = deque()  # queued commands that ended before being asked for
         self._stash: Events = []  # events read past the end of the last command
         self._nested: list[int] = []  # the nested bashes (@$SHELL) started, innermost last
@@ -110,7 +111,6 @@ class Bash:
         self.guard = False  # output can follow the next command (jobs, PROMPT_COMMAND): frame it guarded
         token, printf_token = _token()
         line = _init_line(self._markers, feed, argv0, args, printf_token)
-        process = self._process
         try:
             long_or_odd = len(line) > CANONICAL_LINE_MAX or len(line.translate(None, process.special)) != len(line)
             if long_or_odd:
@@ -280,7 +280,8 @@ class Bash:
         token, printf_token = _token()
         if interrupt:  # nothing queued may run after it; a line bash already began is interrupted too
             self._queue.forget()
-            self._process.interrupt()
+            if self._process.interrupt() == self._process.shell_pid:
+                self._process.took_interrupt(exchange.INTERRUPT_GRACE)
         else:
             self._settle_queue()
         self._stash = []

@@ -181,25 +181,57 @@ class BashProcess:
         return self.shell_pid
 
     def ctrl_c(self) -> None:
-        """Ctrl-C typed on bash's terminal: SIGINT for whatever is in the foreground, bash included."""
+        """Ctrl-C on bash's terminal: SIGINT for whatever is in the foreground, bash included.
+
+        Typed, it takes effect when the terminal gets to it: after what was typed before, before
+        what is typed after. Fed, what is written next goes to the socket, which bash reads at
+        once, and a SIGINT arriving while bash reads a line throws the line away; so it is sent
+        directly, before anything else is written."""
+        if self.fed:
+            group = self.foreground()
+            if group > 0 and processes.signal_group(group, signal.SIGINT):
+                return
         try:
             os.write(self.fd, b"\x03")
         except OSError:
             pass
 
     @contextmanager
-    def held(self) -> Iterator[None]:
+    def held(self, *, still: bool = False) -> Iterator[None]:
         """bash stopped for a moment (SIGSTOP, then SIGCONT): what is written to its input meanwhile
-        is all there before it runs any of it, though it may have read the first piece already."""
+        is all there before it runs any of it, though it may have read the first piece already.
+        With `still`, the hold begins once bash has stopped indeed: what is taken from its input
+        then is never read by bash at the same moment, so bash has read a first part, all of it.
+
+        Only the session's own bash is held: a nested one (@$SHELL) is a job of its caller, which
+        would take it for a stopped job and go back to its own prompt (nothing is queued for it)."""
+        if self.shell_pid != self.pid:
+            yield
+            return
         try:
-            os.kill(self.shell_pid, signal.SIGSTOP)
+            os.kill(self.pid, signal.SIGSTOP)
         except ProcessLookupError:
             yield
             return
         try:
+            if still:
+                processes.wait_stopped(self.pid, 1.0)
             yield
         finally:
-            os.kill(self.shell_pid, signal.SIGCONT)
+            os.kill(self.pid, signal.SIGCONT)
+
+    def took_interrupt(self, timeout: float) -> bool:
+        """Waits until bash has taken a SIGINT sent to it and reads its input again; whether it did.
+
+        bash takes a signal at its next check, not at once: a line it began to read before that
+        would be cut, its start thrown away and its end read as a line of its own."""
+        deadline = time.monotonic() + timeout
+        while processes.sigint_pending(self.shell_pid) or not (
+                self.foreground() == self.shell_pid and processes.reading_terminal(self.shell_pid)):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.001)
+        return True
 
     def kill_foreground(self) -> bool:
         """SIGKILL for the command's processes: its job's group, or bash's children in bash's group."""

@@ -3,6 +3,8 @@ were taken back (withdraw) and which its prompt read away unrun after a failure 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from .feed import Input
 from .pty_io import drained
@@ -21,8 +23,11 @@ class ReadAhead:
     taken back nor drained are the ones bash has begun or will begin next.
     """
 
-    def __init__(self, bash_input: Input):
+    def __init__(self, bash_input: Input, still: Callable[[], AbstractContextManager[None]]):
         self._input = bash_input
+        # bash held still while lines are taken back (bash_process.held): a message goes to
+        # whichever reader asks first, and bash must never get a line past one taken back.
+        self._still = still
         self._lines: deque[tuple[str, bytes]] = deque()  # (command, line)
         self.limit = 300.0  # time limit of the commands queued (the session's default)
         self.last_end = 0.0  # when demorun saw the last command end: a queued one's start
@@ -51,7 +56,8 @@ class ReadAhead:
     def withdraw(self) -> int:
         """Takes back the lines bash has not read; how many pieces of the running command's own
         came back with them (bash had not read all of it yet)."""
-        taken = self._input.take_back()
+        with self._still():
+            taken = self._input.take_back()
         queued = min(taken, len(self._lines))
         for _ in range(queued):  # the last ones written are the ones still unread
             self._lines.pop()
@@ -64,5 +70,6 @@ class ReadAhead:
 
     def forget(self) -> None:
         """Nothing queued may run any more (the command is interrupted): take back and forget all."""
-        self._input.take_back()
+        with self._still():
+            self._input.take_back()
         self._lines.clear()

@@ -336,8 +336,8 @@ class Session:
         guard = bash.guard or _needs_guard(text)
         chunks = _frame(text, interactive, guard)
         queued = self._queue(ahead, len(chunks[0])) if (
-            ahead and bash.reads_ahead and not (interactive or guard or stopping) and len(chunks) == 1
-            and not _READS_DESCRIPTOR.search(text)) else ()
+            ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)
+            and len(chunks) == 1 and not _READS_DESCRIPTOR.search(text)) else ()
         stdin_fd = _stdin_fd() if interactive else None
         self._interrupted = False
         start = time.monotonic()
