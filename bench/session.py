@@ -302,8 +302,8 @@ def tweaks(rounds: int, count: int) -> None:
     """What each speed tweak of the session saves per command, beside Session.run's own CPU."""
     from runner.results import Escalation
     from runner.session.exchange import Reply, Request
+    from runner.session.framing import _DEFINES_BUILTIN, is_blank
     from runner.session.pty_io import Output, wait_ready
-    from runner.session.session import _DEFINES_BUILTIN, _is_blank
 
     class _AlwaysIncremental(Output):
         def _add(self, data: bytes, final: bool = False) -> None:
@@ -371,8 +371,8 @@ def tweaks(rounds: int, count: int) -> None:
         ("a substring test before the regex / the regex alone",
          per_call(lambda: "builtin" in text and _DEFINES_BUILTIN.search(text)),
          per_call(lambda: _DEFINES_BUILTIN.search(text))),
-        ("_is_blank's first-character test / the full test",
-         per_call(lambda: _is_blank(text)),
+        ("is_blank's first-character test / the full test",
+         per_call(lambda: is_blank(text)),
          per_call(lambda: all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n")))),
     ]
     for label, kept, plain in rows:

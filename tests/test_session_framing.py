@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import runner.session.session as session_module
+import runner.session.framing as framing
 from runner.engine.core import Engine, Policy
 from runner.errors import ParseError
 from runner.model import NO_MODIFIERS, Plan, Step
@@ -94,7 +94,7 @@ def compare(workshops: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPat
         new = outcomes(path, tmp_path / f"new{number}" / "w")
         ahead = outcomes(path, tmp_path / f"ahead{number}" / "w", read_ahead=True, queued=queued)
         with monkeypatch.context() as patch:
-            patch.setattr(session_module, "_frame", two_line_frame)
+            patch.setattr(framing, "frame", two_line_frame)
             old = outcomes(path, tmp_path / f"old{number}" / "w")
         assert new == old, path
         assert ahead == new, path
@@ -114,7 +114,7 @@ def test_framings_agree_on_every_workshop(tmp_path, monkeypatch):
 def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     """The paths the session takes from now on, by name (PATHS), as a set that fills up."""
     taken: set[str] = set()
-    frame, queue, take_queued = session_module._frame, Session._queue, Bash.take_queued
+    frame, queue, take_queued = framing.frame, framing.queueable, Bash.take_queued
     withdraw, drained = ReadAhead.withdraw, ReadAhead.drained
 
     def framed(text, interactive, guard=False):
@@ -140,8 +140,8 @@ def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
         taken.update(["drained"] if self and b"D" in payload.partition(b"j")[0] else [])
         return drained(self, payload)
 
-    monkeypatch.setattr(session_module, "_frame", framed)
-    monkeypatch.setattr(Session, "_queue", staticmethod(queued))
+    monkeypatch.setattr(framing, "frame", framed)
+    monkeypatch.setattr(framing, "queueable", queued)
     monkeypatch.setattr(Bash, "take_queued", replied)
     monkeypatch.setattr(ReadAhead, "withdraw", taken_back)
     monkeypatch.setattr(ReadAhead, "drained", read_away)
@@ -157,7 +157,7 @@ def test_framings_agree_on_a_sample_that_takes_every_path(tmp_path, monkeypatch)
 
 
 def test_one_line_commands_go_as_one_line():
-    frame = session_module._frame
+    frame = framing.frame
     assert list(frame("echo hi", False)) == [b"{ echo hi; } </dev/null\n"]
     assert list(frame("echo hi", True)) == [b"{ echo hi; }\n"]
     # Comments, trailing operators and several lines keep the closing brace on its own line.

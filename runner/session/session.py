@@ -14,23 +14,15 @@ from contextlib import contextmanager
 from ..errors import CommandRejected, SessionError
 from ..model import DEFAULT_TIMEOUT
 from ..results import Escalation, Outcome
-from . import processes
+from . import framing, processes
 from .bash import QUERY_TIMEOUT, Bash
 from .exchange import KeysFilter, Reply, Request
-from .feed import MESSAGE_MAX
 from .pty_io import raw_terminal, window_size
 
 UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
-# Commands queued ahead in one batch: at most as many as the engine looks ahead (64), in at most
-# this many bytes, well within what bash's input socket holds (about 270 short lines), so a batch
-# is written whole while bash is held (bash_process.held). A batch costs two signals and a round
-# of polls: 64 rather than 32 took `run --quiet` of `echo hi` from 42.2 to 40.9 us of CPU and
-# 36.1 to 32.6 us of wall a command (medians of 11 alternating rounds, one run).
-AHEAD_COUNT = 64
-AHEAD_BYTES = 3600
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
 _RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
@@ -41,40 +33,7 @@ _REFERENCE = re.compile(
 # How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
 _SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
                       "!": '"${!:-}"', "-": '"$-"'}
-_DEFINES_BUILTIN = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+builtin\b|builtin\s*\(\s*\))")
-# bash's own builtins reading a descriptor by number (`read -u 10`): they could read bash's input.
-_READS_DESCRIPTOR = re.compile(r"\b(?:read|mapfile|readarray)\b[^;&|\n]*\s-[A-Za-z]*u")
 _JOB_STATE_WIDTH = 24  # bash prints a job's state padded to this width, then its command
-
-
-# A one-line command ending in one of these takes `; }` after it unchanged in meaning.
-_PLAIN_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"')]}/.-_=*%+,:@^~?")
-
-
-def _frame(text: str, interactive: bool, guard: bool = False) -> tuple[bytes, ...]:
-    """The command as one group, so bash takes it as one unit; unattended, its stdin is at EOF.
-
-    A one-line command without comments that ends in a word, quote or closing bracket goes as
-    one line, `{ cmd; }`: bash prints two markers instead of three and reads one line. Any
-    other command goes line by line as bash asks for it, so after a syntax error no later
-    line runs on its own; the last line travels with the closing brace, which alone is harmless.
-    Guarded, `__dr_g` follows the group: it marks where the command's output ends (bash's job
-    notices and PROMPT_COMMAND print after it) and puts back demorun's prompts; $? and $_
-    pass through it, PIPESTATUS does not.
-    """
-    tail = ("" if interactive else " </dev/null") + ('; __dr_g "$?" "$_"' if guard else "")
-    if "\n" not in text and "#" not in text and "\r" not in text and text.rstrip()[-1:] in _PLAIN_END:
-        return (f"{{ {text}; }}{tail}\n".encode("utf-8", "surrogateescape"),)
-    lines = text.split("\n")
-    lines[0] = "{ " + lines[0]
-    lines.append("}" + tail)
-    encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
-    return (*encoded[:-2], encoded[-2] + encoded[-1])
-
-
-def _needs_guard(text: str) -> bool:
-    """The command may start jobs or set prompts, so output can follow it before its prompt."""
-    return "&" in text or "PS" in text or "PROMPT_COMMAND" in text
 
 
 def _without_notices(output: str, jobs: Mapping[str, str]) -> str:
@@ -88,15 +47,6 @@ def _without_notices(output: str, jobs: Mapping[str, str]) -> str:
             continue
         kept.append(line)
     return "".join(kept)
-
-
-def _is_blank(text: str) -> bool:
-    """Nothing but comments and blank lines: bash would run nothing, and `{ }` would not parse."""
-    # One line starting with a word settles it: 0.07 against 0.46 us, 1.7% of a queued command's
-    # CPU (bench/session.py --tweaks), and every command is asked.
-    if text and text[0] not in "# \t\n" and "\n" not in text:
-        return False
-    return all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n"))
 
 
 def _stdin_fd() -> int | None:
@@ -291,12 +241,11 @@ class Session:
         queued in bash's input behind it, and bash runs them without waiting for demorun.
         """
         text = command.rstrip("\n")
-        if _is_blank(text):
+        if framing.is_blank(text):
             if not self._bash.alive:
                 raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
             return Outcome(output="", status=0, duration=0.0)
-        # The substring first: 0.04 against 0.56 us, 2.3% of a queued command's CPU (bench/session.py --tweaks).
-        if "builtin" in text and _DEFINES_BUILTIN.search(text):
+        if framing.defines_builtin(text):
             raise CommandRejected(f"{text!r} defines a function named builtin, which demorun needs for "
                                   "its own lines in the shell; give the function another name")
         if interactive and self._bash.reads_ahead:
@@ -333,11 +282,11 @@ class Session:
         bash = self._ready()
         jobs = self._jobs() if bash.guard else {}
         lost, self._lost = self._lost, False
-        guard = bash.guard or _needs_guard(text)
-        chunks = _frame(text, interactive, guard)
-        queued = self._queue(ahead, len(chunks[0])) if (
+        guard = bash.guard or framing.needs_guard(text)
+        chunks = framing.frame(text, interactive, guard)
+        queued = framing.queueable(ahead, len(chunks[0])) if (
             ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)
-            and len(chunks) == 1 and not _READS_DESCRIPTOR.search(text)) else ()
+            and len(chunks) == 1 and not framing.reads_descriptor(text)) else ()
         stdin_fd = _stdin_fd() if interactive else None
         self._interrupted = False
         start = time.monotonic()
@@ -354,25 +303,6 @@ class Session:
         finally:
             self._running = False
         return self._finish(text, reply, start, stopping, lost, jobs, on_output)
-
-    @staticmethod
-    def _queue(ahead: Sequence[str], used: int) -> tuple[tuple[str, bytes], ...]:
-        """The lines of `ahead` that can wait in bash's input: one-line commands needing no guard,
-        taken in order while they fit AHEAD_BYTES, so each batch reaches bash whole."""
-        queued: list[tuple[str, bytes]] = []
-        for command in ahead[:AHEAD_COUNT]:
-            text = command.rstrip("\n")
-            if (_is_blank(text) or _needs_guard(text) or ("builtin" in text and _DEFINES_BUILTIN.search(text))
-                    or _READS_DESCRIPTOR.search(text)):
-                break
-            chunks = _frame(text, False)
-            line = chunks[0]
-            used += len(line)
-            # One line each, one message of bash's input: the drain after a failure counts them.
-            if len(chunks) != 1 or line.count(b"\n") != 1 or used > AHEAD_BYTES or len(line) > MESSAGE_MAX:
-                break
-            queued.append((text, line))
-        return tuple(queued)
 
     def _finish(self, text: str, reply: Reply, start: float, stopping: bool, lost: bool,
                 jobs: Mapping[str, str], on_output: Callable[[bytes], None] | None) -> Outcome:
