@@ -286,3 +286,16 @@ def test_sigterm_in_a_nested_command_runs_both_exit_traps(workshop, tmp_path):
     output, _ = run.communicate(timeout=60)
     assert run.returncode == 143, output
     assert log.read_text() == "sub-trap\ncaller-trap\n"
+
+
+def test_nothing_waits_in_the_input_of_a_nested_bash(tmp_path):
+    """A nested bash is a job of its caller: the session never queues commands behind one of its
+    commands (queuing holds the shell stopped a moment), and its EXIT trap still runs on leaving."""
+    with Session(cwd=str(tmp_path), read_ahead=True) as session:
+        session.enter_shell(1, "sub.md")
+        session.run("trap 'echo left > left.txt' EXIT")
+        assert session.run("echo one", ahead=["echo two", "echo three"]).output == "one\n"
+        assert not session.queued
+        assert session.run("echo two").output == "two\n"
+        session.leave_shell()
+        assert (tmp_path / "left.txt").read_text() == "left\n"

@@ -135,9 +135,11 @@ def test_the_first_screen_comes_before_the_shell_the_engine_and_click(tmp_path):
     modules, children = report.read_text().split("\n")
     loaded = set(modules.split())
     assert {"runner.terminal.prose", "mistune"} <= loaded  # the prose is read as the HTML report reads it
-    heavy = {"click", "pexpect", "rich", "markdown_it", "runner.session", "runner.engine", "runner.verify",
+    heavy = {"click", "pexpect", "rich", "markdown_it", "runner.engine", "runner.verify",
              "runner.modes.present.live", "runner.secrets", "runner.results", "runner.report", "jinja2"}
     assert not loaded & heavy
+    # The keyboard's terminal attributes come from the session package; nothing else of it may load.
+    assert {m for m in loaded if m.startswith("runner.session")} <= {"runner.session", "runner.session.tty_attrs"}
     assert children == "", "bash was started before the opening was shown"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -301,3 +302,129 @@ def test_the_fence_is_told_apart_when_bash_echoes_its_input(tmp_path):
     code, said = _finish(_cli(tmp_path, "run", "w.md"))
     assert code == 0, said
     assert _log(tmp_path) == ["a", "b", "c"]
+
+
+_STEAL = """\
+import os, sys
+pid, got = sys.argv[1], b""
+for name in os.listdir(f"/proc/{pid}/fd"):
+    try:
+        fd = os.open(f"/proc/{pid}/fd/{name}", os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        continue
+    try:
+        got += os.read(fd, 65536)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+sys.stdout.buffer.write(got)
+"""
+
+
+@pytest.mark.parametrize("whose", ["$$", "$BASHPID"])
+def test_no_program_can_open_bash_s_input_and_take_the_queued_commands(tmp_path, whose):
+    """A program opening every descriptor of bash again (/proc/<bash>/fd/N, as root too) finds
+    nothing to read: the commands queued behind it are not there for it, and each runs once."""
+    (tmp_path / "steal.py").write_text(_STEAL)
+    (tmp_path / "w.md").write_text("```bash\n" + _appends("a") + f"{sys.executable} steal.py {whose} > stolen.txt\n"
+                                   + _appends("b", "c") + "```\n")
+    code, said = _finish(_cli(tmp_path, "run", "w.md"))
+    assert code == 0, said
+    assert _log(tmp_path) == ["a", "b", "c"]
+    assert (tmp_path / "stolen.txt").read_bytes() == b""
+
+
+def test_a_child_of_a_child_finds_nothing_either(tmp_path):
+    (tmp_path / "steal.py").write_text(_STEAL)
+    (tmp_path / "w.md").write_text("```bash\n" + _appends("a")
+                                   + f"bash -c '{sys.executable} steal.py $PPID' > stolen.txt\n"
+                                   + _appends("b", "c") + "```\n")
+    code, said = _finish(_cli(tmp_path, "run", "w.md"))
+    assert code == 0, said
+    assert _log(tmp_path) == ["a", "b", "c"]
+    assert (tmp_path / "stolen.txt").read_bytes() == b""
+
+
+def test_nothing_is_queued_behind_a_builtin_reading_a_descriptor_by_number(tmp_path):
+    """bash's own `read -u N` could read its input where bash keeps it during a command: the
+    queue is withheld around such a command, so it reads nothing that was meant to run."""
+    (tmp_path / "w.md").write_text("```bash\n" + _appends("a")
+                                   + 'read -t 0.5 -r -u 10 got; echo "read:$got" >> log.txt\n'
+                                   + _appends("b", "c") + "```\n")
+    code, said = _finish(_cli(tmp_path, "run", "--keep-going", "w.md"))
+    assert _log(tmp_path) == ["a", "read:", "b", "c"], said
+
+
+def test_a_batch_is_whole_in_bash_s_input_before_bash_can_fail_and_drain_it(tmp_path, monkeypatch):
+    """Written piece by piece with pauses (as a busy machine may), the queue still reaches bash
+    whole before the failing command runs: its drain reads all of it, and none of it runs."""
+    from runner.session import feed
+
+    write_some = feed.Input.write_some
+
+    def slowly(self, pending):
+        while pending:
+            write_some(self, type(pending)([pending.popleft()]))
+            time.sleep(0.05)
+
+    monkeypatch.setattr(feed.Input, "write_some", slowly)
+    with Session(cwd=str(tmp_path), read_ahead=True) as session:
+        assert session.run("false", ahead=_appends("b", "c", "d").splitlines()).status == 1
+        assert not session.queued
+        assert session.run("echo $?").output == "1\n"
+    assert _log(tmp_path) == []
+
+
+def test_plans_with_cont_traps_queue_nothing(tmp_path):
+    """The session holds bash stopped while it writes a batch: a CONT trap would run then."""
+    for risky in ("trap 'echo cont' CONT", "trap 'echo cont' SIGCONT"):
+        (tmp_path / "w.md").write_text(f"```bash\necho a\n{risky}\necho b\necho c\n```\n")
+        plan = parse_workshop(str(tmp_path / "w.md"), no_init=True)
+        with Session(read_ahead=True) as session:
+            assert not any(Engine(plan, session, policy=Policy())._plain), risky
+
+
+def test_lines_taken_back_while_bash_runs_the_queue_leave_bash_a_first_part(tmp_path, monkeypatch):
+    """Asking the shell something while bash races through queued lines takes the rest back, one
+    by one (slowly here, as on a busy machine): bash must have run a first part of them, never
+    one past a line taken back, and each runs once."""
+    from runner.session import feed
+
+    def slowly(self):
+        taken = 0
+        while True:
+            try:
+                self._theirs.recv(feed.MESSAGE_MAX, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                return taken
+            taken += 1
+            time.sleep(0.002)
+
+    monkeypatch.setattr(feed.SocketInput, "take_back", slowly)
+    commands = [f"echo {n} >> log.txt" for n in range(40)]
+    with Session(cwd=str(tmp_path), read_ahead=True) as session:
+        for _ in range(3):
+            (tmp_path / "log.txt").unlink(missing_ok=True)
+            session.run("true", ahead=commands)
+            session.getvar("HOME")  # settles the queue: replies read, the rest taken back
+            ran = [int(n) for n in _log(tmp_path)]
+            assert ran == list(range(len(ran)))
+            for command in commands:  # as the engine goes on: each is replied to or sent now
+                session.run(command)
+            assert [int(n) for n in _log(tmp_path)] == list(range(40))
+
+
+def test_a_stop_while_bash_runs_queued_lines_still_runs_the_exit_trap(tmp_path):
+    """Stopped mid-queue, the session interrupts bash and sends a line of its own: that line is
+    never cut by the interrupt, so bash comes back, and the EXIT trap runs."""
+    for attempt in range(8):
+        with Session(cwd=str(tmp_path), read_ahead=True) as session:
+            session.run(f"trap 'echo trap{attempt} >> traps.txt' EXIT")
+
+            def stop(chunk: bytes) -> None:
+                raise RuntimeError("stopped")
+
+            with pytest.raises(RuntimeError):
+                session.run("echo go", ahead=[f"echo {n} >/dev/null" for n in range(60)], on_output=stop)
+        assert (tmp_path / "traps.txt").read_text().split()[-1] == f"trap{attempt}"

@@ -1,6 +1,7 @@
 """The bash session with a real bash: state, output fidelity, stdin, rejection, exit, cleanup."""
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
@@ -84,6 +85,17 @@ def test_unattended_environment(tmp_path):
         assert out(s, 'echo "$0|$1|$2|$#"') == "guide.md|one|two words|2\n"
         assert out(s, "pwd") == f"{tmp_path}\n"
         assert out(s, 'test -n "$TERM" && echo term') == "term\n"
+
+
+def test_no_frozen_terminal_size_reaches_programs(tmp_path, monkeypatch):
+    """Programs read the pty's size themselves: no COLUMNS or LINES in their environment, from
+    demorun's or the configuration's, which would override the pty and outlive a resize."""
+    monkeypatch.setenv("COLUMNS", "55")
+    with Session(cwd=str(tmp_path), cols=100, rows=30, env={"LINES": "5"}) as s:
+        assert s.run("printenv COLUMNS LINES").status == 1
+        size = f"{sys.executable} -c 'import shutil; print(*shutil.get_terminal_size())'"
+        assert out(s, size) == "100 30\n"
+        assert out(s, "echo $COLUMNS $LINES") == "100 30\n"  # bash's own variables, as in a terminal
 
 
 def test_a_live_show_keeps_the_presenters_pager(tmp_path, monkeypatch):

@@ -1,6 +1,9 @@
 """The one-line framing against the framing it replaced, and commands queued ahead in bash's
-input (run and check) against commands sent one at a time: every workshop of demos/ and
-tests/fixtures must come out the same, command by command."""
+input (run and check) against commands sent one at a time: every workshop must come out the
+same, command by command.
+
+The default suite compares a sample that takes every path of framing and queuing (and says
+so); the whole of demos/ and tests/fixtures, about 90 s, runs with `pytest -m exhaustive`."""
 from __future__ import annotations
 
 import re
@@ -10,16 +13,22 @@ from pathlib import Path
 
 import pytest
 
-import runner.session.session as session_module
+import runner.session.framing as framing
 from runner.engine.core import Engine, Policy
 from runner.errors import ParseError
 from runner.model import NO_MODIFIERS, Plan, Step
 from runner.parse.workshop import parse_workshop
+from runner.session.bash import Bash
+from runner.session.read_ahead import ReadAhead
 from runner.session.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 3.0  # seconds a command may take here; workshops that wait longer are cut short
 WORKSHOPS = sorted([*ROOT.glob("demos/*.md"), *ROOT.glob("tests/fixtures/**/*.md")])
+# A few fast workshops that between them take every path (the sample's test checks it does).
+SAMPLE = [ROOT / "demos/quickstart.md", ROOT / "tests/fixtures/engine/three.md",
+          ROOT / "tests/fixtures/present/hidden_fail.md", ROOT / "tests/fixtures/parse/workshops/expected.md"]
+PATHS = {"one line", "line by line", "guarded", "queued", "replied while queued", "taken back", "drained"}
 # Durations, clocks and process ids differ from run to run by nature.
 _VOLATILE = re.compile(r"\d[\w.:]*")
 
@@ -77,25 +86,77 @@ def outcomes(path: Path, folder: Path, read_ahead: bool = False, queued: list[st
             for r in results]
 
 
-@pytest.mark.slow  # every workshop three times, some waiting out their time limit: about 90 s
-def test_framings_agree_on_every_workshop(tmp_path, monkeypatch):
-    assert WORKSHOPS
+def compare(workshops: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str]]:
+    """Each workshop run three ways, the outcomes equal; how many commands, and those offered for queuing."""
     compared, queued = 0, []
-    for number, path in enumerate(WORKSHOPS):
+    for number, path in enumerate(workshops):
         new = outcomes(path, tmp_path / f"new{number}" / "w")
         ahead = outcomes(path, tmp_path / f"ahead{number}" / "w", read_ahead=True, queued=queued)
         with monkeypatch.context() as patch:
-            patch.setattr(session_module, "_frame", two_line_frame)
+            patch.setattr(framing, "frame", two_line_frame)
             old = outcomes(path, tmp_path / f"old{number}" / "w")
         assert new == old, path
         assert ahead == new, path
         compared += len(new)
+    return compared, queued
+
+
+@pytest.mark.exhaustive
+@pytest.mark.slow  # every workshop three times, some waiting out their time limit: about 90 s
+def test_framings_agree_on_every_workshop(tmp_path, monkeypatch):
+    assert WORKSHOPS
+    compared, queued = compare(WORKSHOPS, tmp_path, monkeypatch)
     assert compared > 50
     assert len(queued) > 50  # the comparison saw commands wait in bash's input
 
 
+def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    """The paths the session takes from now on, by name (PATHS), as a set that fills up."""
+    taken: set[str] = set()
+    frame, queue, take_queued = framing.frame, framing.queueable, Bash.take_queued
+    withdraw, drained = ReadAhead.withdraw, ReadAhead.drained
+
+    def framed(text, interactive, guard=False):
+        chunks = frame(text, interactive, guard)
+        taken.update(["one line" if len(chunks) == 1 else "line by line"] + (["guarded"] if guard else []))
+        return chunks
+
+    def queued(ahead, used):
+        lines = queue(ahead, used)
+        taken.update(["queued"] if lines else [])
+        return lines
+
+    def replied(self, *args):
+        reply = take_queued(self, *args)
+        taken.update([] if reply is None else ["replied while queued"])
+        return reply
+
+    def taken_back(self):
+        taken.update(["taken back"] if self else [])
+        return withdraw(self)
+
+    def read_away(self, payload):
+        taken.update(["drained"] if self and b"D" in payload.partition(b"j")[0] else [])
+        return drained(self, payload)
+
+    monkeypatch.setattr(framing, "frame", framed)
+    monkeypatch.setattr(framing, "queueable", queued)
+    monkeypatch.setattr(Bash, "take_queued", replied)
+    monkeypatch.setattr(ReadAhead, "withdraw", taken_back)
+    monkeypatch.setattr(ReadAhead, "drained", read_away)
+    return taken
+
+
+def test_framings_agree_on_a_sample_that_takes_every_path(tmp_path, monkeypatch):
+    taken = paths_taken(monkeypatch)
+    compared, queued = compare(SAMPLE, tmp_path, monkeypatch)
+    assert taken == PATHS
+    assert compared > 10
+    assert len(queued) > 5  # the comparison saw commands wait in bash's input
+
+
 def test_one_line_commands_go_as_one_line():
-    frame = session_module._frame
+    frame = framing.frame
     assert list(frame("echo hi", False)) == [b"{ echo hi; } </dev/null\n"]
     assert list(frame("echo hi", True)) == [b"{ echo hi; }\n"]
     # Comments, trailing operators and several lines keep the closing brace on its own line.

@@ -8,15 +8,15 @@ import time
 
 import pytest
 
-from runner.session import bash
+from runner.session import exchange
 from runner.session.processes import sigint_lost
 from runner.session.session import Session
 
 
 @pytest.fixture
 def session(tmp_path, monkeypatch):
-    monkeypatch.setattr(bash, "INTERRUPT_GRACE", 0.5)
-    monkeypatch.setattr(bash, "KILL_GRACE", 0.5)
+    monkeypatch.setattr(exchange, "INTERRUPT_GRACE", 0.5)
+    monkeypatch.setattr(exchange, "KILL_GRACE", 0.5)
     with Session(cwd=str(tmp_path), default_timeout=20) as s:
         yield s
 

@@ -14,8 +14,8 @@ import pexpect
 import pytest
 
 from runner.errors import CommandRejected
+from runner.session.leftovers import TerminalLeftovers
 from runner.session.session import Session
-from runner.session.term_modes import TerminalModes
 
 DEMORUN = shutil.which("demorun") or "demorun"
 
@@ -220,7 +220,7 @@ def test_present_restores_the_users_terminal_at_exit(tmp_path):
 
 
 def test_terminal_modes_follow_sequences_split_across_reads():
-    modes = TerminalModes()
+    modes = TerminalLeftovers()
     for chunk in (b"x\x1b[?10", b"49h\x1b", b"(0 \x1b[?25l", b"\x0e"):
         modes.feed(chunk)
     assert modes.restore() == b"\x1b[?1049l\x1b[?25h\x1b(B\x0f\x1b[0m"

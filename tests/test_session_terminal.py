@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from runner.session import exchange
 from runner.session.session import Session
 
 
@@ -97,6 +98,27 @@ def test_a_resize_during_a_command_reaches_it(terminal, session):
     assert outcome.output.splitlines() == ["30 100", "50 120"]
 
 
+def test_programs_see_the_new_size_after_a_resize(terminal, session):
+    """What a program reads of the terminal's size follows the presenter's window (less, watch,
+    k9s): no frozen COLUMNS or LINES overrides the pty."""
+    _, presenter = terminal
+    termios.tcsetwinsize(presenter, (30, 100))
+    size = f"{sys.executable} -c 'import shutil; print(*shutil.get_terminal_size())'"
+
+    shown = bytearray()
+
+    def resize_once_shown(chunk: bytes) -> None:
+        shown.extend(chunk)
+        if shown.startswith(b"100 30\r\n"):
+            shown.clear()
+            termios.tcsetwinsize(presenter, (50, 120))
+            os.kill(os.getpid(), signal.SIGWINCH)  # what the terminal sends its foreground process
+
+    command = f'{size}; while [ "$(stty size)" = "30 100" ]; do sleep 0.01; done; {size}'
+    outcome = session.run(command, interactive=True, timeout=10, on_output=resize_once_shown)
+    assert outcome.output.splitlines() == ["100 30", "120 50"]
+
+
 @pytest.mark.parametrize("leave", [b"exit\r", b"\x04", b"exit 5\r"])
 def test_shell_handed_to_the_presenter_keeps_state_and_returns(terminal, session, tmp_path, leave):
     keyboard, _ = terminal
@@ -116,3 +138,37 @@ def test_shell_handed_to_the_presenter_keeps_state_and_returns(terminal, session
     assert b"\x1e" not in shown
     assert "__dr_" not in session.run("history").output
     assert session.run("exit 4").status == 4
+
+
+def test_leaving_the_handed_over_shell_mid_line_leaves_nothing_behind(terminal, session):
+    """`exit` with more of its line still to run: the shell comes back once that has run, as it
+    was before, and no line of the session's own is taken for the next command's output."""
+    keyboard, _ = terminal
+    screen_read, screen = os.pipe()
+    timer = watchdog(session, 30)
+    for _ in range(3):
+        os.write(keyboard, b"exit; sleep 0.3\r")  # typed ahead: read once the shell is handed over
+        session.interact_shell(stdout_fd=screen)
+        assert session.run("echo after").output == "after\n"
+        assert session.run("type -t exit; [[ -o emacs ]] || echo no-line-editing").output == \
+            "builtin\nno-line-editing\n"
+    timer.cancel()
+    os.close(screen)
+    os.close(screen_read)
+
+
+def test_a_line_that_goes_on_after_exit_is_interrupted(terminal, session, tmp_path, monkeypatch):
+    """What follows `exit` on its line gets a grace to end, then Ctrl-C, as the shell is taken back."""
+    monkeypatch.setattr(exchange, "INTERRUPT_GRACE", 0.3)
+    keyboard, _ = terminal
+    screen_read, screen = os.pipe()
+    timer = watchdog(session, 30)
+    os.write(keyboard, b"exit; sleep 100; echo never > never.txt\r")
+    start = time.monotonic()
+    session.interact_shell(stdout_fd=screen)
+    assert time.monotonic() - start < 20  # not the 100 s the line would take
+    timer.cancel()
+    assert session.run("echo after").output == "after\n"
+    assert not (tmp_path / "never.txt").exists()
+    os.close(screen)
+    os.close(screen_read)

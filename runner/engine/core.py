@@ -31,8 +31,9 @@ SyntaxCheck = Callable[[Sequence[str]], Sequence[str | None]]
 AHEAD_STEPS = 64  # how far the engine looks for commands the session may queue behind the running one
 # What makes queuing commands unsafe for a whole plan: aliases (one could turn a queued line into
 # the start of a longer command) and DEBUG traps, which functrace would also run in the subshell
-# that reads queued lines away after a failure (its output is the prompt's).
-_UNQUEUEABLE = re.compile(r"\balias\b|\bDEBUG\b|functrace|extdebug|\bset\s+-[a-zA-Z]*T")
+# that reads queued lines away after a failure (its output is the prompt's); CONT traps, which
+# would run when the session holds bash stopped while it writes a batch.
+_UNQUEUEABLE = re.compile(r"\balias\b|\bDEBUG\b|functrace|extdebug|\bset\s+-[a-zA-Z]*T|\b(?:SIG)?CONT\b")
 _NO_SESSION = frozenset({Kind.PROSE, Kind.COMMENT, Kind.WAIT, Kind.CLEAR, Kind.NOTE})
 
 

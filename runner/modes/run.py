@@ -92,7 +92,7 @@ class ReplayListener(Listener):
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
-            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
+            self.screen.reset_leftovers()  # a killed full-screen program cannot switch off what it switched on
         if result.verdict.status is not Status.FAIL:
             return
         result = explained(result, self.plan)
@@ -220,7 +220,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
                          read_ahead=not (speed or record or clock), keep_going=keep_going)
         redact = engine.secrets.redactor
     finally:
-        screen.restore_modes()
+        screen.reset_leftovers()
         if recorder:
             recorder.close(redact)
 

@@ -126,6 +126,24 @@ def gone(pid: int) -> bool:
         return True
 
 
+def wait_stopped(pid: int, timeout: float) -> bool:
+    """Waits until pid is stopped (or gone); whether it is. A stop signal takes effect a moment
+    after kill() returns: until then the process still runs."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                data = f.read()
+            state = data[data.rindex(b")") + 2:][:1]
+        except (OSError, ValueError):
+            return True
+        if state in (b"T", b"t", b"Z", b"X"):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.0001)
+
+
 def wait_gone(pids: list[int], timeout: float) -> list[int]:
     """Waits until the processes have exited (zombies count) or timeout; returns the survivors.
 
@@ -194,6 +212,17 @@ def sigint_lost(pgid: int) -> bool:
             return False
         bit = 1 << (signal.SIGINT - 1)
         return not any(int(fields[key], 16) & bit for key in ("SigPnd", "ShdPnd", "SigIgn", "SigCgt"))
+    except (OSError, KeyError, ValueError):
+        return False
+
+
+def sigint_pending(pid: int) -> bool:
+    """A SIGINT sent to pid that it has not taken yet."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+            fields = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        bit = 1 << (signal.SIGINT - 1)
+        return any(int(fields[key], 16) & bit for key in ("SigPnd", "ShdPnd"))
     except (OSError, KeyError, ValueError):
         return False
 

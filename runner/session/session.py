@@ -6,35 +6,23 @@ import re
 import secrets
 import signal
 import sys
-import termios
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from ..errors import CommandRejected, SessionError
 from ..model import DEFAULT_TIMEOUT
 from ..results import Escalation, Outcome
-from . import processes
-from .bash import Bash, Reply
-from .pty_io import (
-    CANONICAL_LINE_MAX,
-    ansi_c,
-    raw_input_attrs,
-    raw_terminal,
-    window_size,
-)
+from . import framing, processes
+from .bash import QUERY_TIMEOUT, Bash
+from .exchange import KeysFilter, Reply, Request
+from .pty_io import raw_terminal, window_size
 
 UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
-# Commands queued ahead in one batch: at most this many, in at most this many bytes, so a batch
-# is one write that reaches bash's input whole (one pty buffer) and a failure's drain finds it all.
-AHEAD_COUNT = 32
-AHEAD_BYTES = 1800
-QUERY_TIMEOUT = 10.0  # the session's own short lines (variables, set-up of the handed-over shell)
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
 _RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
@@ -45,38 +33,7 @@ _REFERENCE = re.compile(
 # How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
 _SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
                       "!": '"${!:-}"', "-": '"$-"'}
-_DEFINES_BUILTIN = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+builtin\b|builtin\s*\(\s*\))")
 _JOB_STATE_WIDTH = 24  # bash prints a job's state padded to this width, then its command
-
-
-# A one-line command ending in one of these takes `; }` after it unchanged in meaning.
-_PLAIN_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"')]}/.-_=*%+,:@^~?")
-
-
-def _frame(text: str, interactive: bool, guard: bool = False) -> deque[bytes]:
-    """The command as one group, so bash takes it as one unit; unattended, its stdin is at EOF.
-
-    A one-line command without comments that ends in a word, quote or closing bracket goes as
-    one line, `{ cmd; }`: bash prints two markers instead of three and reads one line. Any
-    other command goes line by line as bash asks for it, so after a syntax error no later
-    line runs on its own; the last line travels with the closing brace, which alone is harmless.
-    Guarded, `__dr_g` follows the group: it marks where the command's output ends (bash's job
-    notices and PROMPT_COMMAND print after it) and puts back demorun's prompts; $? and $_
-    pass through it, PIPESTATUS does not.
-    """
-    tail = ("" if interactive else " </dev/null") + ('; __dr_g "$?" "$_"' if guard else "")
-    if "\n" not in text and "#" not in text and "\r" not in text and text.rstrip()[-1:] in _PLAIN_END:
-        return deque([f"{{ {text}; }}{tail}\n".encode("utf-8", "surrogateescape")])
-    lines = text.split("\n")
-    lines[0] = "{ " + lines[0]
-    lines.append("}" + tail)
-    encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
-    return deque(encoded[:-2] + [encoded[-2] + encoded[-1]])
-
-
-def _needs_guard(text: str) -> bool:
-    """The command may start jobs or set prompts, so output can follow it before its prompt."""
-    return "&" in text or "PS" in text or "PROMPT_COMMAND" in text
 
 
 def _without_notices(output: str, jobs: Mapping[str, str]) -> str:
@@ -90,13 +47,6 @@ def _without_notices(output: str, jobs: Mapping[str, str]) -> str:
             continue
         kept.append(line)
     return "".join(kept)
-
-
-def _is_blank(text: str) -> bool:
-    """Nothing but comments and blank lines: bash would run nothing, and `{ }` would not parse."""
-    if text and text[0] not in "# \t\n" and "\n" not in text:
-        return False
-    return all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n"))
 
 
 def _stdin_fd() -> int | None:
@@ -114,14 +64,6 @@ def _stdout_fd() -> int:
         return 1
 
 
-def _with_echo(attrs: list) -> list:
-    """The pty as a terminal is for a person: typed keys echo, Enter ends a line."""
-    changed = [list(a) if isinstance(a, list) else a for a in attrs]
-    changed[3] |= termios.ECHO | termios.ECHOE | termios.ECHOK | termios.ECHOCTL | termios.ECHOKE
-    changed[0] |= termios.ICRNL
-    return changed
-
-
 class Session:
     """One bash for the whole workshop; variables, cd, functions and jobs persist as in a terminal."""
 
@@ -130,7 +72,7 @@ class Session:
                  default_timeout: float = DEFAULT_TIMEOUT, unattended: bool = True, read_ahead: bool = False):
         self.default_timeout = default_timeout
         self._unattended = unattended  # pagers off: nobody is there to page
-        self._read_ahead = read_ahead  # commands wait in bash's input (Bash.feed): no interactive ones
+        self._read_ahead = read_ahead  # commands wait in bash's input (a socket): no interactive ones
         self.cols, self.rows = cols, rows
         self._argv0, self._args = argv0, tuple(args)
         self._cwd = os.path.abspath(cwd or os.getcwd())
@@ -142,11 +84,12 @@ class Session:
         self._lost = False  # replaced outside a command: the next outcome says so
         # What the presenter's keys become while an interactive command runs: given the keys and
         # a question "does the command read the terminal now?", the bytes it gets (default: all).
-        self.keys_filter: Callable[[bytes, Callable[[], bool]], bytes] | None = None
+        self.keys_filter: KeysFilter | None = None
         processes.become_subreaper()  # so cleanup can still find daemons that dropped every tie
         self._shells: list[tuple[int, int]] = []  # nested bashes (@$SHELL): (scope, pid), innermost last
         self._ended: list[int] = []  # scopes whose nested bash exited by itself, not yet asked for
-        self._bash = self._spawn(self._cwd)
+        self._bash = Bash(env=self._env, cwd=self._cwd, rows=self.rows, cols=self.cols, argv0=self._argv0,
+                          args=self._args, mark=self._mark, feed=self._read_ahead)
 
     def __enter__(self) -> Session:
         return self
@@ -172,8 +115,7 @@ class Session:
     def waiting(self) -> int:
         """How many commands wait in bash's input, or ended before they were asked for, that bash
         may have begun: none while demorun waits for bash to print more of the running one."""
-        bash = self._bash
-        return 0 if bash.caught_up and not bash.early else len(bash.ahead) + len(bash.early)
+        return self._bash.waiting
 
     @property
     def exit_status(self) -> int | None:
@@ -183,33 +125,26 @@ class Session:
     def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
         env = dict(os.environ)
         env.update(extra)
-        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND"):
+        # No COLUMNS or LINES: exported, they override the pty's size, which programs read for
+        # themselves, and outlive a resize (bash would keep them exported and update them only
+        # between commands).
+        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "COLUMNS", "LINES"):
             env.pop(name, None)
         if self._unattended:
             env.update(UNATTENDED_ENV)
         env["TERM"] = env.get("TERM") or "xterm-256color"
-        for frozen in ("COLUMNS", "LINES"):  # the pty's size, which follows resizes, is what programs read
-            env.pop(frozen, None)
         env["HISTFILE"] = ""  # no history file is read at start; the shell then unsets it
         if not any(env.get(name) for name in ("LC_ALL", "LC_CTYPE", "LANG")):
             env["LANG"] = "C.UTF-8"
         env[processes.MARK_VARIABLE] = self._mark
         return env
 
-    def _spawn(self, cwd: str) -> Bash:
-        return Bash(env=self._env, cwd=cwd, rows=self.rows, cols=self.cols, argv0=self._argv0,
-                    args=self._args, mark=self._mark, feed=self._read_ahead)
-
     def _restart(self) -> None:
         """A fresh bash in the old one's working directory; variables and functions are gone.
 
         Commands that ended in the old one before they were asked for keep their replies."""
-        cwd = self._bash.cwd()
-        early = self._bash.early
-        self._bash.close(graceful=False)
         self._shells.clear()
-        self._bash = self._spawn(cwd if cwd and os.path.isdir(cwd) else self._cwd)
-        self._bash.early = early
+        self._bash = self._bash.replace()
 
     def close(self) -> None:
         """Ends background jobs and every process the workshop started, then bash. Idempotent.
@@ -256,7 +191,7 @@ class Session:
                 break
         else:
             processes.kill_all([pid])
-            bash.sync(interrupt=False)
+            bash.sync()
         self._pop_shell()
 
     def shells_ended(self) -> tuple[int, ...]:
@@ -267,7 +202,7 @@ class Session:
     def _pop_shell(self) -> int:
         """The innermost nested bash is gone: its caller is the shell at the prompt again."""
         scope, _ = self._shells.pop()
-        self._bash.shell_pid = self._shells[-1][1] if self._shells else self._bash.pid
+        self._bash.end_nested()
         return scope
 
     def _left_shells(self) -> bool:
@@ -279,19 +214,19 @@ class Session:
         return len(self._ended) > count
 
     def _ready(self) -> Bash:
-        """The shell, alive and at its prompt; replaced (and the loss reported) if it cannot get there."""
+        """The shell, alive and at its prompt; replaced (and the loss reported) if it cannot get there.
+
+        What the session is asked next comes after every queued command; a command stopped
+        mid-way (an exception), or a queued one that had to be killed, is interrupted."""
         if not self._bash.alive:
             raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
-        if self._bash.clean:  # what the session is asked next comes after every queued command
-            self._bash.settle_ahead()
-        if not self._bash.clean:  # stopped mid-command (an exception), or a queued one had to be killed
-            try:
-                self._bash.sync(interrupt=True)
-            except SessionError:
-                if not self._bash.alive:
-                    raise
-                self._restart()
-                self._lost = True
+        try:
+            self._bash.settle()
+        except SessionError:
+            if not self._bash.alive:
+                raise
+            self._restart()
+            self._lost = True
         return self._bash
 
     # Running commands.
@@ -306,98 +241,68 @@ class Session:
         queued in bash's input behind it, and bash runs them without waiting for demorun.
         """
         text = command.rstrip("\n")
-        if _is_blank(text):
+        if framing.is_blank(text):
             if not self._bash.alive:
                 raise SessionError(f"the shell has exited (status {self._bash.exit_status})")
             return Outcome(output="", status=0, duration=0.0)
-        if "builtin" in text and _DEFINES_BUILTIN.search(text):
+        if framing.defines_builtin(text):
             raise CommandRejected(f"{text!r} defines a function named builtin, which demorun needs for "
                                   "its own lines in the shell; give the function another name")
-        bash = self._bash
-        if interactive and bash.feed:
+        if interactive and self._bash.reads_ahead:
             raise SessionError("an interactive command needs a session that reads no commands ahead")
-        if bash.early:
-            command_run, reply = bash.early.popleft()
-            if command_run == text:  # it ended while an earlier one was asked about
-                self._interrupted = False
-                if on_output is not None and reply.output:
-                    on_output(reply.output.replace("\n", "\r\n").encode("utf-8", "surrogateescape"))
-                return self._finish(text, reply, reply.began, False, False, {}, on_output)
-            bash.early.clear()  # the caller went another way: those replies are nobody's
         limit = self.default_timeout if timeout is None else timeout
         stopping = stop_after is not None and stop_after <= limit
-        if bash.next_ahead == text and bash.alive and not interactive:
-            lost, self._lost = self._lost, False
-            self._interrupted = False
-            line = bash.take_ahead()
-            self._running = True
-            try:
-                reply = bash.exchange(deque([line]), time.monotonic() + (stop_after if stopping else limit),
-                                      on_output=on_output, watch_idle=True, sent=True)
-            finally:
-                self._running = False
-            return self._finish(text, reply, reply.began, stopping, lost, {}, on_output)
+        seconds = stop_after if stop_after is not None and stopping else limit
+        if not interactive:
+            outcome = self._run_queued(text, seconds, stopping, on_output)
+            if outcome is not None:
+                return outcome
+        return self._run_sent(text, seconds, limit, stopping, on_output, interactive, ahead)
+
+    def _run_queued(self, text: str, seconds: float, stopping: bool,
+                    on_output: Callable[[bytes], None] | None) -> Outcome | None:
+        """The outcome of `text` if it was queued behind an earlier command; None if it was not."""
+        self._interrupted = False
+        self._running = True
+        try:
+            reply = self._bash.take_queued(text, time.monotonic() + seconds, on_output)
+        finally:
+            self._running = False
+        if reply is None:
+            return None
+        if reply.early:  # it ended while an earlier one was asked about, in the shell of then
+            self._interrupted = False  # a Ctrl-C meanwhile came too late for it
+            return self._finish(text, reply, reply.began, False, False, {}, on_output)
+        lost, self._lost = self._lost, False
+        return self._finish(text, reply, reply.began, stopping, lost, {}, on_output)
+
+    def _run_sent(self, text: str, seconds: float, limit: float, stopping: bool,
+                  on_output: Callable[[bytes], None] | None, interactive: bool, ahead: Sequence[str]) -> Outcome:
+        """Sends `text` now, with the next plain commands of `ahead` queued behind it when they can be."""
         bash = self._ready()
         jobs = self._jobs() if bash.guard else {}
         lost, self._lost = self._lost, False
-        guard = bash.guard or _needs_guard(text)
-        chunks = _frame(text, interactive, guard)
-        payload = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        # A canonical pty would act on control characters and cut lines past 4 KB.
-        raw = (len(payload.translate(None, bash.special)) != len(payload)
-               or (len(payload) > CANONICAL_LINE_MAX
-                   and any(len(line) > CANONICAL_LINE_MAX for line in payload.split(b"\n"))))
-        queued = self._queue(bash, ahead, len(payload)) if (
-            ahead and bash.feed and not (interactive or raw or guard or stopping) and len(chunks) == 1) else ()
-        if queued:
-            bash.ahead_limit = limit
-        settled = _with_echo(bash.baseline) if interactive else bash.baseline
+        guard = bash.guard or framing.needs_guard(text)
+        chunks = framing.frame(text, interactive, guard)
+        queued = framing.queueable(ahead, len(chunks[0])) if (
+            ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)
+            and len(chunks) == 1 and not framing.reads_descriptor(text)) else ()
+        stdin_fd = _stdin_fd() if interactive else None
         self._interrupted = False
         start = time.monotonic()
-        deadline = start + (stop_after if stopping else limit)
+        request = Request(tuple(chunks), start + seconds, on_output=on_output, interactive=interactive,
+                          keys=stdin_fd, keys_filter=self.keys_filter, ahead=queued, ahead_limit=limit,
+                          watch_idle=not interactive)
+        self._running = True
         try:
-            bash.set_tty(settled)
-            if raw:
-                bash.set_input(raw_input_attrs(bash.input_baseline if bash.feed else settled))
-            self._running = True
             if interactive:
-                stdin_fd = _stdin_fd()
-                chosen = self.keys_filter
-                keys_filter = None if chosen is None else (
-                    lambda keys: chosen(keys, lambda: bash.reads_terminal(settled)))
                 with raw_terminal(stdin_fd), self._follow_window():
-                    reply = bash.exchange(chunks, deadline, on_output=on_output, stdin_fd=stdin_fd,
-                                          settled=settled if raw else None, keys_filter=keys_filter)
+                    reply = bash.command(request)
             else:
-                reply = bash.exchange(chunks, deadline, on_output=on_output, settled=settled if raw else None,
-                                      watch_idle=True, ahead=queued)
+                reply = bash.command(request)
         finally:
             self._running = False
-            if bash.alive and (raw or interactive):  # otherwise the modes are the baseline already
-                bash.set_tty(bash.baseline)
-                if raw and bash.feed:
-                    bash.set_input(bash.input_baseline)
         return self._finish(text, reply, start, stopping, lost, jobs, on_output)
-
-    @staticmethod
-    def _queue(bash: Bash, ahead: Sequence[str], used: int) -> list[tuple[str, bytes]]:
-        """The lines of `ahead` that can wait in bash's input: one-line commands needing no guard,
-        taken in order while they fit AHEAD_BYTES, so each batch reaches bash whole."""
-        queued: list[tuple[str, bytes]] = []
-        special = bash.special
-        for command in ahead[:AHEAD_COUNT]:
-            text = command.rstrip("\n")
-            if _is_blank(text) or _needs_guard(text) or ("builtin" in text and _DEFINES_BUILTIN.search(text)):
-                break
-            chunks = _frame(text, False)
-            line = chunks[0]
-            used += len(line)
-            # One line each: the drain after a failure counts lines, one per queued command.
-            if (len(chunks) != 1 or line.count(b"\n") != 1 or used > AHEAD_BYTES
-                    or len(line.translate(None, special)) != len(line)):
-                break
-            queued.append((text, line))
-        return queued
 
     def _finish(self, text: str, reply: Reply, start: float, stopping: bool, lost: bool,
                 jobs: Mapping[str, str], on_output: Callable[[bytes], None] | None) -> Outcome:
@@ -434,7 +339,7 @@ class Session:
         The engine's syntax check (runner/parse/bash_syntax.py) says more precisely why.
         """
         if self._bash.alive and reply.stage is not Escalation.REPLACED:
-            self._bash.sync(interrupt=False)
+            self._bash.sync()
         said = reply.said.strip().splitlines()
         reason = said[0].split(": ", 1)[-1] if said and not reply.stuck else \
             "incomplete: bash is waiting for more input (an unclosed quote, heredoc or block)"
@@ -452,7 +357,7 @@ class Session:
         def resize(*_args: object) -> None:
             size = window_size(stdin_fd)
             if size and bash.alive:
-                bash.setwinsize(*size)
+                bash.resize(*size)
 
         resize()
         previous = None
@@ -464,7 +369,7 @@ class Session:
             if previous is not None:
                 signal.signal(signal.SIGWINCH, previous)
             if bash.alive:
-                bash.setwinsize(self.rows, self.cols)
+                bash.resize(self.rows, self.cols)
 
     def _jobs(self) -> dict[str, str]:
         """The shell's jobs before a command, `[N]` to command line: bash tells of their end in
@@ -537,28 +442,14 @@ class Session:
         stdout_fd = _stdout_fd() if stdout_fd is None else stdout_fd
         if stdin_fd is None:
             raise SessionError("there is no terminal to hand the shell to")
-        if self._bash.feed:
+        if self._bash.reads_ahead:
             raise SessionError("the shell reads its commands ahead (run, check): it cannot be handed to a person")
         bash = self._ready()
-        leave = bash.markers.printf_left()
-        bash.set_tty(_with_echo(bash.baseline))
-        try:
-            with raw_terminal(stdin_fd), self._follow_window():
-                prompt = bash.query(
-                    f"__dr_i={ansi_c(VISIBLE_PS1)}; \\builtin set -o emacs -o history -o ignoreeof; "
-                    f"\\builtin bind 'set enable-bracketed-paste off'; exit() {{ {leave}; }}; logout() {{ exit; }}",
-                    QUERY_TIMEOUT)
-                def show(data: bytes) -> None:
-                    os.write(stdout_fd, data)
-                    if on_output:
-                        on_output(data)
 
-                show(prompt.encode("utf-8", "replace"))
-                bash.hand_over(stdin_fd, show)
-            if bash.alive:
-                termios.tcflush(bash.fd, termios.TCIFLUSH)
-                bash.sync(interrupt=False, body="\\builtin history -d -1; \\builtin set +o emacs +o history "
-                                                "+o ignoreeof; __dr_i=; \\builtin unset -f exit logout")
-        finally:
-            if bash.alive:
-                bash.set_tty(bash.baseline)
+        def show(data: bytes) -> None:
+            os.write(stdout_fd, data)
+            if on_output:
+                on_output(data)
+
+        with raw_terminal(stdin_fd), self._follow_window():
+            bash.hand_over(stdin_fd, show, VISIBLE_PS1)

@@ -8,10 +8,11 @@ import termios
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
+from ..session.tty_attrs import TtyAttrs
+
 ENTER, SPACE, ESCAPE, BACKSPACE, CTRL_C, CTRL_D = "enter", "space", "escape", "backspace", "ctrl-c", "ctrl-d"
 _NAMED = {"\r": ENTER, "\n": ENTER, " ": SPACE, "\x7f": BACKSPACE, "\b": BACKSPACE,
           "\x03": CTRL_C, "\x04": CTRL_D, "\x1b": ESCAPE}
-_LFLAG, _CC = 3, 6
 
 
 def parse_keys(text: str) -> list[str]:
@@ -41,12 +42,12 @@ class Keyboard:
 
     def __init__(self, fd: int):
         self.fd = fd
-        self.saved: list | None = None
+        self.saved: TtyAttrs | None = None
         self._pending: list[str] = []
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     def __enter__(self) -> Keyboard:
-        self.saved = termios.tcgetattr(self.fd)
+        self.saved = TtyAttrs.of(self.fd)
         self._set(isig=False)
         return self
 
@@ -58,22 +59,12 @@ class Keyboard:
         if self.saved is None:
             return
         try:
-            termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+            self.saved.set_on(self.fd, termios.TCSADRAIN)
         except (termios.error, OSError):
             pass
 
     def _set(self, *, isig: bool) -> None:
-        mode: list = termios.tcgetattr(self.fd) if self.saved is None else [
-            list(x) if isinstance(x, list) else x for x in self.saved]
-        mode[0] &= ~(termios.ICRNL | termios.IXON)
-        mode[_LFLAG] &= ~(termios.ICANON | termios.ECHO | termios.IEXTEN)
-        if isig:
-            mode[_LFLAG] |= termios.ISIG
-        else:
-            mode[_LFLAG] &= ~termios.ISIG
-        mode[_CC][termios.VMIN] = 1
-        mode[_CC][termios.VTIME] = 0
-        termios.tcsetattr(self.fd, termios.TCSADRAIN, mode)
+        (self.saved or TtyAttrs.of(self.fd)).single_keys(signals=isig).set_on(self.fd, termios.TCSADRAIN)
 
     @contextmanager
     def signals(self) -> Iterator[None]:

@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every st
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-    from ..session.term_modes import TerminalModes
+    from ..session.leftovers import TerminalLeftovers
 
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
@@ -97,8 +97,8 @@ class Screen:
         self.at_line_start = True
         self._tail = b"\n\n"  # the last two bytes shown, carriage returns aside: is a blank line above?
         # What commands' output switched on in the user's terminal: followed from the first byte
-        # that may switch a mode (the session package it comes from costs the first screen dearly).
-        self._modes: TerminalModes | None = None
+        # that may switch something on (imported then: the first screen should not pay for it).
+        self._leftovers: TerminalLeftovers | None = None
         self.empty = True  # nothing shown since the start or the last clear
         self._row = bytearray()  # what the cursor's row shows, to put it back after a status line
         self._status: str | None = None
@@ -120,8 +120,8 @@ class Screen:
             self.record(raw)
         self.at_line_start = raw.endswith(b"\n")
         self._tail = (self._tail + raw.replace(b"\r", b""))[-2:]
-        if self._modes is not None or _MAY_SWITCH.search(raw):
-            self.modes.feed(raw)
+        if self._leftovers is not None or _MAY_SWITCH.search(raw):
+            self.leftovers.feed(raw)
         self.empty = False
         newline = raw.rfind(b"\n")
         if newline >= 0:
@@ -131,12 +131,12 @@ class Screen:
             del self._row[:-_ROW_KEPT]
 
     @property
-    def modes(self) -> TerminalModes:
-        if self._modes is None:
-            from ..session.term_modes import TerminalModes
+    def leftovers(self) -> TerminalLeftovers:
+        if self._leftovers is None:
+            from ..session.leftovers import TerminalLeftovers
 
-            self._modes = TerminalModes()
-        return self._modes
+            self._leftovers = TerminalLeftovers()
+        return self._leftovers
 
     # The presenter's own messages: never recorded, and the screen put back afterwards.
 
@@ -194,10 +194,10 @@ class Screen:
             self._paged = False
             self._private("\x1b[?1049l")
 
-    def restore_modes(self) -> None:
+    def reset_leftovers(self) -> None:
         """Back to the normal screen, a visible cursor and letters, if output switched them off."""
         self.close_page()
-        reset = self._modes.restore() if self._modes is not None else b""
+        reset = self._leftovers.restore() if self._leftovers is not None else b""
         if reset:
             self.out.write(reset)
             self.out.flush()
@@ -285,8 +285,9 @@ class Screen:
 
 
 _ROW_KEPT = 16384
-# Any byte that may begin a mode switch, or complete one begun before; whole colour sequences
-# (all our own text has) switch nothing. Until one is seen there is nothing to follow.
+# Any byte that may begin a switch (alternate screen, cursor, character set), or complete one
+# begun before; whole colour sequences (all our own text has) switch nothing. Until one is seen
+# there is nothing to follow.
 _MAY_SWITCH = re.compile(rb"\x1b(?!\[[0-9;]*m)|[\x0e\x0f]")
 _CSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 

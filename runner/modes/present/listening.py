@@ -44,7 +44,7 @@ class LiveListener(Listener):
         if not self.visible:
             self.hidden.add(result.outcome.output)
         if result.outcome.recovery:
-            self.screen.restore_modes()  # a killed full-screen program cannot switch its modes off
+            self.screen.reset_leftovers()  # a killed full-screen program cannot switch off what it switched on
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         self.notify(f"{loc}: {message}")

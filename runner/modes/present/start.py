@@ -157,6 +157,6 @@ def _ending_signals() -> Iterator[None]:
 
 def _restore_terminal(screen: Screen) -> None:
     with suppress(OSError, ValueError):
-        screen.restore_modes()
+        screen.reset_leftovers()
         screen.out.write(TERMINAL_RESET.encode())
         screen.out.flush()
