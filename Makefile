@@ -30,9 +30,17 @@ tools:
 	  fi; \
 	done
 
+# Lint and types first (seconds), then the suite on two workers (pytest-xdist), then the
+# project's own workshops and README through demorun itself.
 test: install tools
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q
+	$(BIN)/ruff check runner tests tools bench
+	$(BIN)/mypy
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2
 	$(BIN)/demorun check demos README.md
+
+# The default suite, plus the whole corpus where it takes a sample (-m exhaustive).
+test-all: install tools
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2 -m "exhaustive or not exhaustive"
 
 bench: install
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -82,7 +82,7 @@ def main() -> int:
     base = None
     for scale in (100, 300, 1000):
         text = "".join(BLOCK.format(n=n) for n in range(scale))
-        seconds = best(lambda: parse_text(text, "synthetic.md"), max(1, args.runs // 2))
+        seconds = best(lambda text=text: parse_text(text, "synthetic.md"), max(1, args.runs // 2))
         per = seconds / (scale * 3)
         base = base or per
         print(f"synthetic, {scale * 3:>5} commands: {seconds * 1000:>8.1f} ms, "

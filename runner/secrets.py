@@ -213,7 +213,8 @@ def literal_secrets(commands: Iterable[str], extra_names: Iterable[str] = ()) ->
 
 
 class _Variables(Protocol):
-    alive: bool
+    @property
+    def alive(self) -> bool: ...
 
     def variables(self) -> dict[str, str]: ...
 

@@ -1,6 +1,7 @@
 """The house rules of runner/, read from the code: floors, no circles, short functions, the doc's graph."""
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -10,6 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import module_graph  # noqa: E402
+
+MAX_LINES = 80  # a function longer than this is split (complexity is ruff's C901, limit 20, in make test)
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +53,13 @@ def test_every_module_is_on_a_floor(edges):
     for name in edges:
         module_graph.floor(name)
 
+
+def test_no_function_is_longer_than_80_lines():
+    long = []
+    for path in sorted((ROOT / "runner").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_LINES:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []

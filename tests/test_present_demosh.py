@@ -46,7 +46,7 @@ def test_without_the_quiet_idiom_the_nested_exit_is_reported(present, tmp_path):
     main = tmp_path / "quiet_main.md"
     main.write_text((FIXTURES / "quiet_main.md").read_text())
     term = present(str(main), *FAST)
-    term.wait_text("quiet_nested.md:6: exit status 1")
+    term.wait_text("quiet_nested.md:6: exit")  # the notice is cut to the screen's width; tmp paths are long
     term.keys("Q")
     term.finished()
 
