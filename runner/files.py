@@ -31,8 +31,8 @@ def _cannot_write(path: str, exc: OSError) -> DemorunError:
     return DemorunError(f"cannot write {path!r}: {exc.strerror or exc}")
 
 
-def _read_only(mode: int) -> bool:
-    return not mode & 0o222
+def _read_only(bits: int) -> bool:
+    return not bits & 0o222
 
 
 _KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "FIFO"),
@@ -43,10 +43,10 @@ def special_kind(path: str) -> str | None:
     """What `path` is (links followed) if not a regular file: "character device", "folder", "FIFO",
     "socket" or "block device"; None for a regular file or nothing at all."""
     try:
-        mode = os.stat(path).st_mode
+        bits = os.stat(path).st_mode
     except (OSError, ValueError):
         return None
-    return next((kind for test, kind in _KINDS if test(mode)), None)
+    return next((kind for test, kind in _KINDS if test(bits)), None)
 
 
 def _refuse_special(path: str, kind: str | None) -> None:
@@ -76,10 +76,10 @@ def check_writable(path: str) -> None:
 def _refuse_read_only(path: str) -> None:
     """A read-only file says "do not change me"; renaming over it would ignore that (root included)."""
     try:
-        mode = os.stat(path).st_mode
+        bits = os.stat(path).st_mode
     except FileNotFoundError:
         return
-    if _read_only(mode) or not os.access(path, os.W_OK):
+    if _read_only(bits) or not os.access(path, os.W_OK):
         raise DemorunError(f"cannot write {path!r}: the file is read-only")
 
 
@@ -191,13 +191,13 @@ def _write_locked(path: str, produce: Callable[[str], bytes | None]) -> bool:
 
 
 def _replace(path: str, target: str, temp: str, data: bytes, old: os.stat_result | None) -> None:
-    """The new file takes the old one's mode and, where we may, its owner; a new one the umask's mode."""
+    """The new file takes the old one's permissions and, where we may, its owner; a new one the umask's."""
     if old is None:
         umask = os.umask(0)
         os.umask(umask)
-        mode = 0o666 & ~umask
+        bits = 0o666 & ~umask
     else:
-        mode = old.st_mode & 0o7777
+        bits = old.st_mode & 0o7777
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -210,7 +210,7 @@ def _replace(path: str, target: str, temp: str, data: bytes, old: os.stat_result
         if old is not None and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
             with suppress(PermissionError):
                 os.chown(temp, old.st_uid, old.st_gid)  # root updating someone's workshop
-        os.chmod(temp, mode)
+        os.chmod(temp, bits)
         os.replace(temp, target)
     except BaseException as exc:
         _remove(temp)

@@ -18,17 +18,17 @@ from conftest import REPO
 USER_KUBECONFIG = b"apiVersion: v1\nkind: Config\ncurrent-context: prod\ncontexts:\n- name: prod\n"
 
 
-@pytest.mark.parametrize("mode", ["run", "check"])
-def test_a_cluster_the_workshop_creates_is_deleted_after_success(demorun, standins, mode):
-    result = demorun(mode, standins.copy("creates.md"))
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_cluster_the_workshop_creates_is_deleted_after_success(demorun, standins, command):
+    result = demorun(command, standins.copy("creates.md"))
     assert result.exit_code == 0, result.output
     assert standins.clusters() == []
     assert "deleted k3d cluster demo-a in " in result.output
 
 
-@pytest.mark.parametrize("mode", ["run", "check"])
-def test_a_cluster_is_deleted_after_a_failure(demorun, standins, mode):
-    result = demorun(mode, standins.copy("fails.md"))
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_cluster_is_deleted_after_a_failure(demorun, standins, command):
+    result = demorun(command, standins.copy("fails.md"))
     assert result.exit_code == 1, result.output
     assert standins.clusters() == []
     assert "deleted k3d cluster demo-a" in result.output

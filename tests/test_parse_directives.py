@@ -100,7 +100,7 @@ def test_dangling_modifiers_are_reported():
 
 
 @pytest.mark.parametrize("name, args, kind", [
-    ("SHOW", "", "mode"), ("wait", "", "wait"), ("immediate", "", "modifier"),
+    ("SHOW", "", "visibility"), ("wait", "", "wait"), ("immediate", "", "modifier"),
     ("import", "x.sh", "import"), ("$SHELL", "x.md", "shell"), ("${SHELL}", "x.md", "shell"),
     ("hook", "show_x X", "hook"), ("ifhook", "show_x", "ifhook"), ("macro", "m", "macro"),
     ("requires", "a b", "requires"), ("wait_clear", "", "call"), ("clear", "", "clear"),

@@ -114,9 +114,9 @@ def test_lines_that_still_match_keep_the_authors_bytes():
     assert new == doc(["started at 2022-11-17T16:06:24Z", "result: failed"])
 
 
-def test_exact_mode_keeps_only_lines_that_are_exactly_equal():
+def test_expect_exact_keeps_only_lines_that_are_exactly_equal():
     text = doc(["started at 2022-11-17T16:06:24Z", "result: ok"])
-    new = updated_text(text, [edit_for(text, "started at 2023-05-05T05:05:05Z\nresult: failed\n", mode="exact")])
+    new = updated_text(text, [edit_for(text, "started at 2023-05-05T05:05:05Z\nresult: failed\n", expect="exact")])
     assert new == doc(["started at 2023-05-05T05:05:05Z", "result: failed"])
 
 

@@ -13,7 +13,7 @@ VOLATILE = Path(__file__).parent / "fixtures" / "verify" / "volatile.tsv"
 
 def load_case(path: Path) -> dict:
     """Header lines `key: value`, then `--- expected`, `--- actual` and `--- verdict` sections."""
-    case: dict = {"mode": "auto", "masks": [], "sections": {}}
+    case: dict = {"expect": "auto", "masks": [], "sections": {}}
     section = None
     for line in path.read_bytes().decode("utf-8").split("\n"):  # carriage returns stay, as a terminal sent them
         if line in ("--- expected", "--- actual", "--- verdict"):
@@ -22,7 +22,7 @@ def load_case(path: Path) -> dict:
         elif section is not None:
             case["sections"][section].append(line)
         elif line.startswith("mode: "):
-            case["mode"] = line[6:]
+            case["expect"] = line[6:]
         elif line.startswith("masks: "):
             case["masks"].append(line[7:])
     while case["sections"]["verdict"] and not case["sections"]["verdict"][-1]:
@@ -35,7 +35,7 @@ def test_case(path):
     case = load_case(path)
     expected, actual = case["sections"]["expected"], "\n".join(case["sections"]["actual"])
     verdict, *details = case["sections"]["verdict"]
-    mismatch = compare_output(expected, actual, expect=case["mode"], masks=case["masks"])
+    mismatch = compare_output(expected, actual, expect=case["expect"], masks=case["masks"])
     if verdict == "pass":
         assert mismatch is None, mismatch
         return

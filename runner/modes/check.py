@@ -398,4 +398,4 @@ def _edit_for(result: StepResult, options: VerifyOptions, redact: Redactor) -> O
         return None
     m = step.modifiers
     return OutputEdit(step.end_line or step.loc.line, step.expected, masked_as_shown(outcome.output, redact),
-                      mode=m.expect, masks=m.masks, pins=Pins.of(m.literal, m.volatile))
+                      expect=m.expect, masks=m.masks, pins=Pins.of(m.literal, m.volatile))

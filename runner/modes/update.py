@@ -47,7 +47,7 @@ class OutputEdit:
     command_end_line: int
     old: Expectation | None
     new_output: str
-    mode: str = "auto"  # the command's @expect, so kept lines still match the way it is checked
+    expect: str = "auto"  # the command's @expect, so kept lines still match the way it is checked
     masks: tuple[str, ...] = ()  # the command's @mask regexes
     pins: Pins = NO_PINS  # the command's @literal and @volatile names
 
@@ -75,7 +75,8 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
             continue
         first, last = edit.old.loc.line - 1, edit.old.end_line - 1
         _check_block(lines, edit.old)
-        if compare_output(edit.old.lines, edit.new_output, expect=edit.mode, masks=edit.masks, pins=edit.pins) is None:
+        if compare_output(edit.old.lines, edit.new_output, expect=edit.expect, masks=edit.masks,
+                          pins=edit.pins) is None:
             continue
         first_body = _body(lines[first])
         indent = first_body[: len(first_body) - len(first_body.lstrip())]
@@ -106,7 +107,7 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
     """
     if not new:
         return [(False, "")]
-    exact = edit.mode == "exact"
+    exact = edit.expect == "exact"
     if len(old) != len(raw):
         return [(False, line) for line in new]
     # The same keys the verifier diffs, so the lines kept are those the check shows as matching.
@@ -124,7 +125,7 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
         if not (kept_dots and all(dots[i1:i2])):
             merged.extend((False, line) for line in new[j1:j2])
     written = [_unblock(line) if kept else line for kept, line in merged]
-    if compare_output(written, "\n".join(new), expect=edit.mode, masks=edit.masks, pins=edit.pins) is not None:
+    if compare_output(written, "\n".join(new), expect=edit.expect, masks=edit.masks, pins=edit.pins) is not None:
         return [(False, line) for line in new]
     return merged
 

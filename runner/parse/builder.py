@@ -49,7 +49,7 @@ from .source import is_markdown, read_source, split_lines
 # Bounds that keep a small hostile file from expanding without end (20 macros each
 # calling the previous twice make a million steps) or nesting past Python's stack.
 # Steps and depth alone do not bound the work: macros or imports that expand to nothing
-# (a mode switch, an empty body) can still call each other twice per level, so every item
+# (a visibility switch, an empty body) can still call each other twice per level, so every item
 # visited and every character of text emitted is counted too, and the build stops at the
 # first bound it reaches; what it costs grows linearly with the input up to there.
 MAX_STEPS = 100_000
@@ -178,7 +178,7 @@ class Builder:
         self.needs: list[Need] = []
         self.registry = _Registry()
         self.base = self.registry
-        self.mode = Visibility.HIDE
+        self.visibility = Visibility.HIDE
         self.skip_forced = 0
         self.section: str | None = None
         self.if_hooks: tuple[str, ...] = ()
@@ -296,7 +296,7 @@ class Builder:
     # -- emitting -------------------------------------------------------------------
 
     def _visibility(self) -> Visibility:
-        return Visibility.SKIP if self.skip_forced else self.mode
+        return Visibility.SKIP if self.skip_forced else self.visibility
 
     def _step(self, kind: Kind, loc: SourceLoc, text: str, end_line: int = 0, **extra) -> None:
         if self.full:
@@ -396,9 +396,9 @@ class Builder:
 
     def _directive(self, d: Directive, loc: SourceLoc, end_line: int, path: str) -> None:
         kind = d.kind
-        if kind == "mode" and d.mode is not None:
-            if d.mode is Visibility.SHOW or self.mode is not Visibility.SKIP:
-                self.mode = d.mode
+        if kind == "visibility" and d.visibility is not None:
+            if d.visibility is Visibility.SHOW or self.visibility is not Visibility.SKIP:
+                self.visibility = d.visibility
         elif kind == "wait":
             self._step(Kind.WAIT, loc, "")
         elif kind == "clear":
@@ -442,7 +442,7 @@ class Builder:
             return
         if not self._deeper(loc, f"macro {name!r}"):
             return
-        saved = (self.mode, self.section, self.called_from)
+        saved = (self.visibility, self.section, self.called_from)
         self.called_from += (loc,)
         self.macro_stack.append(name)
         self.depth += 1
@@ -462,7 +462,7 @@ class Builder:
             self._emit(body, path)
         self.depth -= 1
         self.macro_stack.pop()
-        self.mode, self.section, self.called_from = saved
+        self.visibility, self.section, self.called_from = saved
 
     def _builtin_hook_var(self, hook: str) -> str:
         """The variable of a hook a built-in macro uses: the workshop's own, else the default."""
@@ -488,7 +488,7 @@ class Builder:
             self.skip_forced -= 1
 
     def _include(self, d: Directive, loc: SourceLoc, path: str) -> None:
-        """`@import` (same scope, same mode) or `@$SHELL` (own macros, starts hidden, own bash)."""
+        """`@import` (same scope, same visibility) or `@$SHELL` (own macros, starts hidden, own bash)."""
         what = "import" if d.kind == "import" else "run"
         if not self._deeper(loc, f"{what} of {d.words[0]!r}"):
             return
@@ -512,7 +512,7 @@ class Builder:
         # A nested shell starts from a copy of the macros in scope, as long as the workshop made it.
         if d.kind == "shell" and not self._spend(loc, len(self.base.macros) + len(self.base.hooks)):
             return
-        saved = (self.mode, self.section, self.called_from, self.registry, self.nested)
+        saved = (self.visibility, self.section, self.called_from, self.registry, self.nested)
         saved_pending = self.pending, self.pending_names, self.pending_at
         self.called_from += (loc,)
         if d.kind == "shell":
@@ -520,12 +520,12 @@ class Builder:
             self.shells.append(NestedShell(target, loc))
             self.registry = self.base.copy()
             self._collect(nodes, target, self.registry, {real})
-            self.mode = Visibility.HIDE
+            self.visibility = Visibility.HIDE
             self.pending, self.pending_names, self.pending_at = [], [], None
         self.depth += 1
         self._run_file(nodes, target)
         self.depth -= 1
-        self.mode, self.section, self.called_from, self.registry, self.nested = saved
+        self.visibility, self.section, self.called_from, self.registry, self.nested = saved
         if d.kind == "shell":
             self.pending, self.pending_names, self.pending_at = saved_pending
 
@@ -559,9 +559,9 @@ class Builder:
         self.base = self.registry.copy()
         self._collect(nodes, path, self.registry, {self._key(path)})
         for init_path, init_nodes in inits:
-            self.mode = Visibility.HIDE
+            self.visibility = Visibility.HIDE
             self._run_file(init_nodes, init_path)
-        self.mode, self.section = Visibility.HIDE, None
+        self.visibility, self.section = Visibility.HIDE, None
         self.pending, self.pending_names = [], []
         self._run_file(nodes, path)
         if self.pending and self.pending_at is not None:

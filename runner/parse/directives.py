@@ -17,7 +17,7 @@ def _immediate(m: Modifiers) -> Modifiers:
     return m._replace(immediate=True, show=False, wait_before=False)
 
 
-MODES = {"SHOW": Visibility.SHOW, "HIDE": Visibility.HIDE, "SKIP": Visibility.SKIP}
+VISIBILITIES = {"SHOW": Visibility.SHOW, "HIDE": Visibility.HIDE, "SKIP": Visibility.SKIP}
 FLAGS: dict[str, Change] = {
     "waitafter": lambda m: m._replace(wait_after=True),
     "nowaitbefore": lambda m: m._replace(wait_before=False),
@@ -54,7 +54,7 @@ BUILTIN_MACROS: dict[str, BuiltinMacro] = {
         needs_hooks=("show_slides", "show_terminal")),
 }
 _BARE = {"wait", "clear", "end", "endif"}
-KNOWN_NAMES = (set(MODES) | set(FLAGS) | VALUED | SHELL_NAMES | set(BUILTIN_MACROS) | _BARE
+KNOWN_NAMES = (set(VISIBILITIES) | set(FLAGS) | VALUED | SHELL_NAMES | set(BUILTIN_MACROS) | _BARE
                | {"print", "note", "import", "macro", "hook", "ifhook", "requires", "needs"})
 _NAME = re.compile(r"[A-Za-z_][\w-]*$")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
@@ -63,10 +63,10 @@ _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 class Directive(NamedTuple):
     """One directive, understood: `kind` says what to do, the other fields how."""
 
-    kind: str  # mode wait clear print note modifier import shell macro end ifhook endif hook requires needs call
+    kind: str  # visibility wait clear print note modifier import shell macro end ifhook endif hook requires needs call
     name: str
     args: str = ""
-    mode: Visibility | None = None
+    visibility: Visibility | None = None
     change: Change | None = None  # what a per-command directive does to the next command
     words: tuple[str, ...] = ()  # path, names or tools
 
@@ -125,12 +125,12 @@ def _modifier(name: str, args: str) -> Change:
     value = args.strip()
     if name == "expect":
         try:
-            mode = Expect(value)
+            comparison = Expect(value)
         except ValueError:
             near = closest(value, [e.value for e in Expect])
             raise ValueError(f"'@expect' takes one of {', '.join(e.value for e in Expect)}; got {value!r}"
                              + (f" (did you mean {near}?)" if near else "")) from None
-        return lambda m: m._replace(expect=mode)
+        return lambda m: m._replace(expect=comparison)
     if name == "exit":
         if value == "any":
             return lambda m: m._replace(exit=None)
@@ -197,9 +197,9 @@ def interpret(name: str, args: str) -> tuple[Directive | None, str | None]:
     if not name:
         return None, f"empty directive {('@' + args).strip()!r}"
     try:
-        if name in MODES or name in FLAGS or name in _BARE:
-            kind = "mode" if name in MODES else "modifier" if name in FLAGS else name
-            directive = Directive(kind, name, mode=MODES.get(name), change=FLAGS.get(name))
+        if name in VISIBILITIES or name in FLAGS or name in _BARE:
+            kind = "visibility" if name in VISIBILITIES else "modifier" if name in FLAGS else name
+            directive = Directive(kind, name, visibility=VISIBILITIES.get(name), change=FLAGS.get(name))
             problem = f"'@{name}' takes no arguments, got {args!r}" if args.strip() else None
             return directive, problem
         if name in VALUED:

@@ -1,4 +1,4 @@
-"""Talking to bash over a pty: salted prompt markers, a linear scanner for them, terminal modes."""
+"""Talking to bash over a pty: salted prompt markers, a linear scanner for them, terminal attributes."""
 from __future__ import annotations
 
 import codecs
@@ -24,7 +24,7 @@ _MAX_PAYLOAD = 24
 _UTF8 = codecs.getincrementaldecoder("utf-8")
 READ_EVENTS = _READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
-# Linux keeps at most 4095 bytes of one line in canonical mode and drops the rest.
+# Linux keeps at most 4095 bytes of one line of canonical input and drops the rest.
 CANONICAL_LINE_MAX = 4000
 
 
@@ -233,7 +233,7 @@ def window_size(fd: int) -> tuple[int, int] | None:
 
 @contextlib.contextmanager
 def raw_terminal(fd: int | None) -> Iterator[None]:
-    """The presenter's terminal in raw mode (keys pass through, Ctrl-C included), restored after."""
+    """The presenter's terminal made raw (keys pass through, Ctrl-C included), restored after."""
     if fd is None or not os.isatty(fd):
         yield
         return

@@ -5,7 +5,7 @@ import termios
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-# Characters a canonical-mode terminal acts on instead of passing them on.
+# Characters a terminal reading canonical input acts on instead of passing them on.
 _SPECIAL_CC = (termios.VINTR, termios.VQUIT, termios.VERASE, termios.VKILL, termios.VEOF,
                termios.VSTART, termios.VSTOP, termios.VSUSP, termios.VLNEXT, termios.VWERASE,
                termios.VREPRINT, termios.VDISCARD)

@@ -34,7 +34,7 @@ def parse_keys(text: str) -> list[str]:
 
 
 class Keyboard:
-    """Keys one at a time from a terminal put in cbreak mode: no echo, no line editing, no signals.
+    """Keys one at a time from a terminal set to cbreak: no echo, no line editing, no signals.
 
     Ctrl-C arrives as a key so the presenter decides what it means; output
     processing stays on so that `\\n` still starts a new line.
