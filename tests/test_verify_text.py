@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from runner.errors import ParseError
 from runner.verify.compare import compare_output
-from runner.verify.text import in_order
+from runner.verify.wildcards import match_lines
 
 
 @pytest.mark.parametrize("pattern, lines, ok", [
@@ -25,7 +25,7 @@ from runner.verify.text import in_order
     (["a", "", None], ["a"], True),  # the output's trailing blank lines were dropped
 ])
 def test_whole_line_ellipsis_takes_zero_or_more_lines(pattern, lines, ok):
-    assert in_order(pattern, lines) is ok
+    assert (match_lines(pattern, lines) is not None) is ok
 
 
 def test_indented_ellipsis_line_is_a_wildcard_too():

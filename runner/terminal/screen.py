@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from ..printable import visible
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: every start would pay for it
+
 if TYPE_CHECKING:
     from typing import BinaryIO
 

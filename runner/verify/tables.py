@@ -94,10 +94,6 @@ def _placed(line: str, titles: Sequence[str]) -> tuple[tuple[str, ...], tuple[in
     return tuple(titles), tuple(starts)
 
 
-def is_header(line: str) -> bool:
-    return _titles(line) is not None
-
-
 def _ruled(lines: Sequence[str], i: int) -> bool:
     """A `describe` header: mixed-case titles over a rule of dashes starting in the same columns."""
     if i + 1 >= len(lines) or _MIXED_HEADER.fullmatch(lines[i]) is None or _RULE.fullmatch(lines[i + 1]) is None:

@@ -40,11 +40,6 @@ def matchers(lines: Sequence[str], canon: Canon) -> list[Matcher]:
     return out
 
 
-def in_order(ms: Sequence[Matcher], ks: Sequence[str]) -> bool:
-    """Whether the keys match the matchers line by line, `...` taking zero or more lines."""
-    return match_lines(ms, ks) is not None
-
-
 def _indent(lines: Sequence[str], skip_dots: bool) -> int:
     found = [len(line) - len(line.lstrip(" ")) for line in lines
              if line.strip() and not (skip_dots and line.strip() == ELLIPSIS)]
