@@ -13,13 +13,11 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..printable import visible
 
-
 if TYPE_CHECKING:
-    from typing import BinaryIO
-
     from ..session.leftovers import TerminalLeftovers
 
 PROMPT = "$ "
