@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import textwrap
 from pathlib import Path
 
@@ -21,6 +22,23 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"corpus not found at {CORPUS}")
     return CORPUS
+
+
+class Blocked(Exception):
+    """Not an OSError, which the code under test may catch."""
+
+
+@pytest.fixture
+def no_hang():
+    """Opening a FIFO waits for its other end forever: a test that would block fails after 30 s."""
+    def expired(signum, frame):
+        raise Blocked("blocked for 30 s: something opened a FIFO or a device it should not have")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(30)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture

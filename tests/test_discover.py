@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,21 +14,7 @@ from runner.parse.source import MAX_BYTES
 FENCE = "```bash\necho hi\n```\n"
 
 
-class Blocked(Exception):
-    """Not an OSError, which discovery may catch."""
-
-
-@pytest.fixture(autouse=True)
-def no_hang():
-    """A discovery that opens a FIFO waits for a writer forever: fail instead."""
-    def expired(signum, frame):
-        raise Blocked("discovery blocked for 30s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(30)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")  # tests/conftest.py: fail, never block
 
 
 @pytest.fixture

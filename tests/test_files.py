@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import stat
 
@@ -15,21 +14,7 @@ from runner.files import check_writable, special_kind, write_atomic
 PASSING = "```bash\necho hi\n## hi\n```\n"
 
 
-class Blocked(Exception):
-    """Not an OSError, which writers may catch."""
-
-
-@pytest.fixture(autouse=True)
-def no_hang():
-    """Opening a FIFO for writing waits for a reader forever: fail instead."""
-    def expired(signum, frame):
-        raise Blocked("a write blocked for 30s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(30)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")  # tests/conftest.py: fail, never block
 
 
 @pytest.fixture

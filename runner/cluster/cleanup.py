@@ -13,24 +13,21 @@ import os
 import re
 import shlex
 import signal
-import stat
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..engine.listener import Listener
 from ..errors import Aborted, DemorunError
 from ..model import Step
 from ..results import StepResult
-from .names import created_clusters
+from .names import created_clusters, read_config
 
 LIST_TIMEOUT = 60.0  # listing asks the container engine; a healthy one answers in a second
 DELETE_TIMEOUT = 300.0  # deleting a k3d cluster takes seconds; a stuck engine must not hang the end
-CONFIG_MAX = 1 << 20  # a cluster config bigger than this is not one
 
 
 @dataclass(frozen=True)
@@ -121,15 +118,7 @@ class ClusterTracker(Listener):
     def _read(self, name: str) -> str | None:
         """A config file's text; only a regular file, since /dev/stdin or a FIFO would block the runner."""
         folder = self._expand("$PWD")
-        path = Path(folder, name) if folder else Path(name)
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        except OSError:
-            return None
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            return fh.read(CONFIG_MAX).decode("utf-8", "replace")
+        return read_config(os.path.join(folder, name) if folder else name)
 
     # At the end.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import stat
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -24,6 +25,8 @@ _KIND_SWITCHES = frozenset({"--retain", "-q", "--quiet", "-h", "--help"})
 _REDIRECTION = re.compile(r"""(?:(?<=\s)\d+|&)?(?:<<<|<<-?|>>|<>|>&|<&|>\||[<>])\s*(?:'[^']*'|"[^"]*"|[^\s;&|()]+)""")
 _TOP_NAME = re.compile(r"^name:\s*(.*)$")
 _META_NAME = re.compile(r"^\s+name:\s*(.*)$")
+
+CONFIG_MAX = 1 << 20  # a cluster config bigger than this is not one
 
 Expand = Callable[[str], str]  # "$CLUSTER" -> its value in the session
 Reader = Callable[[str], str | None]  # a config file's text, relative to the session's folder
@@ -205,3 +208,16 @@ def config_name(text: str) -> str | None:
 def _scalar(text: str) -> str | None:
     value = text.strip().strip("'\"")
     return value or None
+
+
+def read_config(path: str) -> str | None:
+    """A cluster config file's text; only a regular file: /dev/stdin, a FIFO or a device would
+    block the run (or its planning) before anything happens."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fh.read(CONFIG_MAX).decode("utf-8", "replace")

@@ -13,15 +13,13 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import stat
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..model import Plan, Requirement, SourceLoc, Visibility
-from .names import called_tools, cluster_names, creations, simple_commands
+from .names import called_tools, cluster_names, creations, read_config, simple_commands
 
 MAX_VALUES = 64  # more possible names than this for one word: not worth telling apart, call it unreadable
-CONFIG_MAX = 1 << 20  # a cluster config bigger than this is not one
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_]\w*)(\+?)=(.*)", re.S)
 _PARAMETER = re.compile(r"\$(?:\{([A-Za-z_]\w*)(?:(:?[-=])([^}]*))?\}|([A-Za-z_]\w*))")
@@ -181,7 +179,7 @@ class _PlanReader:
             return _heredoc(text)
         if self.folder is None and not os.path.isabs(path):
             return None
-        return _read_regular(os.path.join(self.folder or "/", os.path.expanduser(path)))
+        return read_config(os.path.join(self.folder or "/", os.path.expanduser(path)))
 
 
 def _with_default(values: frozenset[str], default: frozenset[str]) -> frozenset[str]:
@@ -216,17 +214,6 @@ def _heredoc(text: str) -> str | None:
         lines.append(line)
     return "\n".join(lines)
 
-
-def _read_regular(path: str) -> str | None:
-    """Only a regular file: a FIFO or a device would block the run before it starts."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return fh.read(CONFIG_MAX).decode("utf-8", "replace")
 
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from .items import CommandItem
-from .markdown import closes_fence, fence_info, is_runnable_fence
+from .markdown import fences, is_runnable_fence
 from .shell import split_shell
 
 SHOWN = 3  # fences named one by one; more are counted
@@ -42,16 +42,7 @@ def nothing_to_run(lines: Sequence[str], markdown: bool) -> str:
 def _fences(lines: Sequence[str]) -> list[str]:
     """One phrase per fence that runs nothing: not runnable, indented, or holding no command."""
     said = []
-    k = 0
-    while k < len(lines):
-        info = fence_info(lines[k])
-        if info is None:
-            k += 1
-            continue
-        indent, length, text = info
-        end = k + 1
-        while end < len(lines) and not closes_fence(lines[end].lstrip(), text[0], length):
-            end += 1
+    for k, end, (indent, _, text) in fences(lines):
         words = text[1:].split()
         language = words[0].lower() if words else ""
         fence = f"{text[0] * 3}{words[0] if words else ''}"
@@ -65,5 +56,4 @@ def _fences(lines: Sequence[str]) -> list[str]:
             said.append(f"line {k + 1}: {shown} fence is not run; use {text[0] * 3}bash")
         else:
             said.append(f"line {k + 1}: {fence} fence is not run")
-        k = end + 1
     return said

@@ -7,7 +7,7 @@ libraries do not report. Rendering prose is the presenters' business.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..model import Finding, Severity, SourceLoc
 from .directives import KNOWN_NAMES
@@ -99,6 +99,33 @@ def closes_fence(line: str, char: str, length: int) -> bool:
     return info is not None and len(info[0]) <= 3 and info[1] >= length and info[2] == char
 
 
+def fence_end(lines: Sequence[str], k: int, info: tuple[str, int, str]) -> int:
+    """The index of the line that closes the fence opened at lines[k] (len(lines): none does).
+
+    A runnable fence stands at column 0 and closes as CommonMark says; any other may be
+    indented (in a list item, say), and is closed by its fence at any indent.
+    """
+    _, length, text = info
+    lenient = not is_runnable_fence(lines[k])
+    end = k + 1
+    while end < len(lines) and not closes_fence(lines[end].lstrip() if lenient else lines[end], text[0], length):
+        end += 1
+    return end
+
+
+def fences(lines: Sequence[str]) -> Iterator[tuple[int, int, tuple[str, int, str]]]:
+    """Every fence: the index of its opening line, of its closing line (len(lines): none), its fence_info."""
+    k = 0
+    while k < len(lines):
+        info = fence_info(lines[k])
+        if info is None:
+            k += 1
+            continue
+        end = fence_end(lines, k, info)
+        yield k, end, info
+        k = end + 1
+
+
 class _Scanner:
     def __init__(self, file: str):
         self.file = file
@@ -170,11 +197,7 @@ class _Scanner:
         self.flush()
         opened = fence_info(lines[k])
         assert opened is not None  # called at a runnable fence
-        _, length, info = opened
-        start = k + 1
-        end = start
-        while end < len(lines) and not closes_fence(lines[end], info[0], length):
-            end += 1
+        start, end = k + 1, fence_end(lines, k, opened)
         if end >= len(lines):
             self.finding(k + 1, Severity.ERROR, "unterminated-fence",
                          f"fence {lines[k].strip()!r} is never closed")
@@ -185,12 +208,9 @@ class _Scanner:
         return end + 1
 
     def other_fence(self, lines: Sequence[str], k: int, info: tuple[str, int, str]) -> int:
-        _, length, text = info
         self.prose_line(lines[k], k + 1)
-        end = k + 1
-        while end < len(lines) and not closes_fence(lines[end].lstrip(), text[0], length):
-            self.prose.append((end + 1, lines[end]))
-            end += 1
+        end = fence_end(lines, k, info)
+        self.prose.extend((n + 1, lines[n]) for n in range(k + 1, end))
         if end >= len(lines):
             self.finding(k + 1, Severity.ERROR, "unterminated-fence",
                          f"fence {lines[k].strip()!r} is never closed")

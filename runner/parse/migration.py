@@ -9,11 +9,11 @@ are common where ```` ```text ```` was meant.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from ..model import Expect, Finding, Kind, Plan, Severity, SourceLoc, Visibility
 from .items import CommandItem
-from .markdown import closes_fence, fence_info, is_runnable_fence
+from .markdown import fences, is_runnable_fence
 from .shell import split_shell
 
 # Words that make a `##` line read as a sentence to the reader, not as a tool's output.
@@ -57,22 +57,6 @@ def looks_like_output(line: str) -> bool:
                 or len(_TABLE_GAP.findall(unquoted)) >= 2)
 
 
-def _fences(lines: Sequence[str]) -> Iterator[tuple[int, int]]:
-    """(index of the opening line, index after the body) of each runnable fence."""
-    k = 0
-    while k < len(lines):
-        info = fence_info(lines[k])
-        if info is None:
-            k += 1
-            continue
-        end = k + 1
-        while end < len(lines) and not closes_fence(lines[end], info[2][0], info[1]):
-            end += 1
-        if is_runnable_fence(lines[k]):
-            yield k, end
-        k = end + 1
-
-
 def _fence_findings(file: str, lines: Sequence[str], start: int, end: int, fence: bool) -> list[Finding]:
     """Findings for shell text lines[start:end]; `fence` when it is a Markdown fence's body."""
     findings = []
@@ -111,8 +95,9 @@ def migration_findings(file: str, lines: Sequence[str], markdown: bool) -> list[
     if not markdown:
         return _fence_findings(file, lines, 0, len(lines), fence=False)
     findings = []
-    for start, end in _fences(lines):
-        findings += _fence_findings(file, lines, start + 1, end, fence=True)
+    for k, end, _ in fences(lines):
+        if is_runnable_fence(lines[k]):
+            findings += _fence_findings(file, lines, k + 1, end, fence=True)
     return findings
 
 
