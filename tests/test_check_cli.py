@@ -430,3 +430,24 @@ def test_a_signal_while_update_writes_still_leaves_the_reports(demorun, workshop
     result = demorun("check", "--update", "--junit", str(tmp_path / "j.xml"), path)
     assert result.exit_code == 143
     assert "terminated (SIGTERM); reports written" in result.output and (tmp_path / "j.xml").exists()
+
+
+@pytest.mark.parametrize(("update", "reads"), [(False, 1), (True, 2)])
+def test_a_file_is_parsed_once_unless_update_must_fingerprint_what_it_parses(demorun, workshop, monkeypatch,
+                                                                               update, reads):
+    import runner.modes.units
+    import runner.parse.workshop
+
+    parsed = []
+    real = runner.parse.workshop.parse_workshop
+
+    def counting(file, **kwargs):
+        parsed.append(file)
+        return real(file, **kwargs)
+
+    monkeypatch.setattr(runner.parse.workshop, "parse_workshop", counting)
+    monkeypatch.setattr(runner.modes.units, "parse_workshop", counting)
+    path = workshop("```bash\necho hi\n## hi\n```\n")
+    result = demorun("check", *(["--update"] if update else []), path)
+    assert result.exit_code == 0, result.output
+    assert parsed == [path] * reads

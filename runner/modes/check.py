@@ -57,7 +57,8 @@ class FileCheck:
 
 def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
                update: bool = False, cluster: ClusterOptions | None = None, verbose: bool = False,
-               progress: bool = True, strict: bool = False, explain: bool = True) -> FileCheck:
+               progress: bool = True, strict: bool = False, explain: bool = True,
+               plan: Plan | None = None) -> FileCheck:
     """Parse, configure and check one workshop in a session of its own.
 
     The one unit the serial loop, the parallel workers and the pytest plugin share.
@@ -67,9 +68,11 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     `progress` shows which command runs and lint's errors as it starts (off in worker
     processes: only the main one writes). `strict` counts skips, lint errors and an empty
     file as failures. `explain` collects the values forgiven, for the reports that show them.
+    `plan`: the file as check's layout read it, parsed once (not with `update`: what is written
+    must be what is fingerprinted now).
     """
     try:
-        plan = load_plan(file, no_init=no_init)
+        plan = load_plan(file, no_init=no_init, parsed=None if update else plan)
         config = load_config(file)
         fingerprints = read_fingerprints({s.loc.file for s in plan.steps}) if update else {}
     except (ParseError, ConfigError) as exc:

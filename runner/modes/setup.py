@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from ..session.session import Session
 
 
-def load_plan(file: str, *, no_init: bool) -> Plan:
-    """The parsed workshop. Only what makes a run impossible stops it (parse.BLOCKING); lint's
-    other errors are the modes' to show (runner/modes/preamble.py), and the run goes on as demosh's would."""
+def load_plan(file: str, *, no_init: bool, parsed: Plan | None = None) -> Plan:
+    """The parsed workshop (`parsed`: read already, as check's layout reads it). Only what makes a
+    run impossible stops it (parse.BLOCKING); lint's other errors are the modes' to show
+    (runner/modes/preamble.py), and the run goes on as demosh's would."""
     from ..parse.workshop import blocking_findings, parse_workshop
 
-    plan = parse_workshop(file, no_init=no_init)
+    plan = parse_workshop(file, no_init=no_init) if parsed is None else parsed
     blocking = blocking_findings(plan)
     if blocking:
         listing = "\n".join(str(f) for f in blocking)

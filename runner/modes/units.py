@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from ..cluster.guard import ClusterOptions, SetupHold
@@ -50,6 +50,10 @@ class Unit:
     setup: str | None = None
     claims: ClusterClaims = NO_CLAIMS  # the clusters its files create, together
     problem: str | None = None  # why its files cannot be checked (a setup that needs another)
+    plans: tuple[Plan | None, ...] = ()  # what lay_out read of each file, so a file is parsed once
+
+    def plan(self, file: str) -> Plan | None:
+        return dict(zip(self.files, self.plans)).get(file)
 
 
 @dataclass(frozen=True)
@@ -97,17 +101,20 @@ def _label(unit: Unit) -> str:
 def lay_out(files: Sequence[str], *, no_init: bool) -> Layout:
     """Read every file's plan (quietly: check_file reports the problems) and group the files into units."""
     claims: dict[str, ClusterClaims] = {}
+    plans: dict[str, Plan | None] = {}
     setup_of: dict[str, str] = {}
     pending = list(files)
     while pending:  # the files given, then the setups they need (which may not be among them)
         file = pending.pop(0)
         if file in claims:
             continue
-        plan, claims[file] = _read(file, no_init)
+        plans[file], claims[file] = _read(file, no_init)
+        plan = plans[file]
         if plan is not None and plan.needs:
             setup_of[file] = _shown(plan.needs[0].path, file)
             pending.append(setup_of[file])
-    return Layout(tuple(_units(list(files), setup_of, claims)))
+    units = _units(list(files), setup_of, claims)
+    return Layout(tuple(replace(unit, plans=tuple(plans.get(f) for f in unit.files)) for unit in units))
 
 
 def _units(files: list[str], setup_of: dict[str, str], claims: dict[str, ClusterClaims]) -> Iterator[Unit]:
@@ -211,17 +218,18 @@ def _unit_checks(unit: Unit, *, check: Check[C], wrap: Wrap[C], cluster: Cluster
             yield wrap(FileReport(file, (), 0.0, error=f"{file}: {unit.problem}"))
         return
     if unit.setup is None:
-        yield check(unit.files[0], cluster=cluster)
+        yield check(unit.files[0], cluster=cluster, plan=unit.plan(unit.files[0]))
         return
     with SetupHold(announce) as hold:
-        first = check(unit.setup, cluster=cluster._replace(hold=hold))
+        first = check(unit.setup, cluster=cluster._replace(hold=hold), plan=unit.plan(unit.setup))
         yield first
         if first.stopped:
             return
         reason = setup_failed(unit.setup, first.report)
         seeded = cluster._replace(kubeconfig=hold.kubeconfig) if hold.kubeconfig else cluster
         for file in unit.files[1:]:
-            done = wrap(skipped(file, reason, no_init)) if reason else check(file, cluster=seeded)
+            done = wrap(skipped(file, reason, no_init)) if reason else check(file, cluster=seeded,
+                                                                             plan=unit.plan(file))
             yield done
             if done.stopped:
                 return
