@@ -7,13 +7,12 @@ presenter's keys, typing commands out, prose).
 """
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
+from . import files
 from .errors import DemorunError
-from .files import special_kind, write_atomic
+from .files import write_atomic
 from .model import Step
 
 BEFORE_HEADINGS = "(before the first heading)"
@@ -123,19 +122,10 @@ class Timings:
 
 def check_writable(path: str) -> None:
     """Refuse a timings file that could not be written, before a long rehearsal rather than after."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    kind = special_kind(path)
-    if kind == "character device":
-        if not os.access(target, os.W_OK):
-            raise DemorunError(f"--timings {path}: cannot write it: permission denied")
-        return
-    if kind is not None:
-        raise DemorunError(f"--timings {path}: cannot write it: it is a {kind}, not a file")
-    if not folder.is_dir():
-        raise DemorunError(f"--timings {path}: cannot write it: no folder {str(folder)!r}")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise DemorunError(f"--timings {path}: cannot write it: permission denied")
+    try:
+        files.check_writable(path)
+    except DemorunError as exc:
+        raise DemorunError(f"--timings {path}: {exc.message}") from None
 
 
 def duration(seconds: float) -> str:
