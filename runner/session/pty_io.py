@@ -18,9 +18,10 @@ from collections.abc import Iterator
 # handed to them.
 STARTED, CONTINUE, ENDED, DONE, LEFT = b"S", b"C", b"E", b"D", b"L"
 OUTPUT = b""
-_KINDS = frozenset(b"SCEDL")
+_KIND_BYTES = frozenset((STARTED, CONTINUE, ENDED, DONE, LEFT))
 _OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
 _MAX_PAYLOAD = 24
+_MARKER_SPAN = _MAX_PAYLOAD + 2  # a marker's kind, payload and closing byte fit in less
 _UTF8 = codecs.getincrementaldecoder("utf-8")
 READ_EVENTS = _READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
@@ -70,8 +71,13 @@ class Markers:
         """PS1 for a shell fed lines ahead (feed.SocketInput): after a failure, the lines still
         queued are read away unrun (`__dr_drain`, in the command substitution `__dr_dc` holds, so
         it is not parsed at every prompt), and the marker says how many: `D` and the count. Only
-        then does the prompt cost a subshell."""
-        return "${__dr_i@P}" + self._prompt("E", "$?${PROMPT_COMMAND:+g}${__dr_d[$? > 0]+${__dr_dc@P}}j\\j")
+        then does the prompt cost a subshell.
+
+        A failure is a status with no entry in the associative array `__dr_d` (only 0 has one):
+        a lookup by the status as a string, where `${__dr_d[$? > 0]+...}` evaluated arithmetic.
+        No `${__dr_i@P}` either: a fed shell is never handed to a person. Together 6.8 against
+        7.4 us of bash's CPU a `true` (20,000 read from a file, PS0 and PS1 to /dev/null)."""
+        return self._prompt("E", "$?${PROMPT_COMMAND:+g}${__dr_d[$?]-${__dr_dc@P}}j\\j")
 
     @property
     def ps2(self) -> str:
@@ -86,13 +92,14 @@ class Markers:
         return f"\\builtin printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
 
 
-def prompt_status(payload: bytes) -> tuple[int | None, bool]:
-    """From an E marker's payload: $?, and whether output may follow a command after it is done
-    (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own."""
+def prompt_status(payload: bytes) -> tuple[int | None, bool, bool]:
+    """From an E marker's payload: $?; whether output may follow a command after it is done
+    (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own; and
+    whether the prompt read queued lines away (see `drained`)."""
     head, _, jobs = payload.partition(b"j")
-    head = head.partition(b"D")[0]
+    head, drain, _ = head.partition(b"D")
     status = head.rstrip(b"g")
-    return (int(status) if status.isdigit() else None), (head.endswith(b"g") or jobs not in (b"", b"0"))
+    return (int(status) if status.isdigit() else None), (head.endswith(b"g") or jobs not in (b"", b"0")), bool(drain)
 
 
 def drained(payload: bytes) -> int | None:
@@ -113,43 +120,48 @@ class Scanner:
         self._held = b""
 
     def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
-        """Events (kind, payload) in order; kind OUTPUT carries output bytes as payload."""
-        buf = self._held + data if self._held else data
-        self._held = b""
-        events: list[tuple[bytes, bytes]] = []
-        prefix, plen = self._prefix, len(self._prefix)
-        pos = 0
-        while True:
-            i = buf.find(prefix, pos)
-            if i < 0:
-                if pos == len(buf):  # it ended with a marker, as bash's replies usually do
-                    return events
-                keep = self._partial(buf, pos)
-                if len(buf) - keep > pos:
-                    events.append((OUTPUT, buf[pos:len(buf) - keep]))
-                self._held = buf[len(buf) - keep:] if keep else b""
-                return events
-            if i > pos:
-                events.append((OUTPUT, buf[pos:i]))
-            end = buf.find(_CLOSE, i + plen, i + plen + _MAX_PAYLOAD + 2)
-            if end < 0:
-                if len(buf) - i < plen + _MAX_PAYLOAD + 2:
-                    self._held = buf[i:]
-                    return events
-                events.append((OUTPUT, buf[i:i + 1]))
-                pos = i + 1
-                continue
-            kind, payload = buf[i + plen:i + plen + 1], buf[i + plen + 1:end]
-            if kind and kind[0] in _KINDS:
-                events.append((kind, payload))
-            else:
-                events.append((OUTPUT, buf[i:end + 1]))
-            pos = end + 1
+        """Events (kind, payload) in order; kind OUTPUT carries output bytes as payload.
 
-    def _partial(self, buf: bytes, pos: int) -> int:
+        The stream is split at the markers' prefix, which cannot overlap itself: each piece after
+        the first is a marker and the output after it. One split in C for a whole chunk, not a
+        search per marker (bash's replies to queued commands are mostly markers): 14.5 against
+        26.7 us for the replies of 30 `true` commands, 0.89 against 0.94 us for one.
+        """
+        if self._held:
+            data = self._held + data
+            self._held = b""
+        pieces = data.split(self._prefix)
+        output = pieces[0]
+        events: list[tuple[bytes, bytes]] = []
+        if len(pieces) > 1:
+            last = pieces[-1]
+            if _CLOSE not in last and len(last) < _MARKER_SPAN:
+                self._held = self._prefix + pieces.pop()  # a marker still coming
+            if output:
+                events.append((OUTPUT, output))
+            output = b""
+            for piece in pieces[1:]:
+                head, close, rest = piece.partition(_CLOSE)
+                if close and 0 < len(head) < _MARKER_SPAN and head[:1] in _KIND_BYTES:
+                    if output:
+                        events.append((OUTPUT, output))
+                    events.append((head[:1], head[1:]))
+                    output = rest
+                else:  # no marker after all: output, as the program printed it
+                    events.append((OUTPUT, output + self._prefix))
+                    output = piece
+        if output:
+            keep = 0 if self._held else self._partial(output)
+            if keep:  # what could still grow into a marker waits for the next chunk
+                self._held = output[len(output) - keep:]
+                output = output[:len(output) - keep]
+            if output:
+                events.append((OUTPUT, output))
+        return events
+
+    def _partial(self, buf: bytes) -> int:
         """Length of the tail of buf that could still grow into a marker."""
-        start = max(pos, len(buf) - len(self._prefix) + 1)
-        i = buf.find(_OPEN, start)
+        i = buf.find(_OPEN, max(0, len(buf) - len(self._prefix) + 1))
         while i >= 0:
             if self._prefix.startswith(buf[i:]):
                 return len(buf) - i
@@ -170,10 +182,11 @@ class Output:
     never as bytes and text at the same time.
     """
 
-    def __init__(self) -> None:
-        self._text = ""
-        self._decoder: codecs.IncrementalDecoder | None = None  # made at the first chunk that needs one
-        self._cr = False
+    # Where every command's output starts, as class attributes: most commands print a line or
+    # nothing, and an Output is made for each.
+    _text = ""
+    _decoder: codecs.IncrementalDecoder | None = None  # made at the first chunk that needs one
+    _cr = False
 
     def append(self, data: bytes) -> None:
         if self._cr:
