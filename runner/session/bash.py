@@ -77,7 +77,7 @@ def _init_line(markers: Markers, feed: bool, argv0: str, args: Sequence[str], pr
         f'{{ PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2; {b}export -n PS0 PS1 PS2; }}; '
         f'{m.printf_done()} >&2; {b}return "$1"; }}',
         # What the fed shell's PS1 runs after a failure (ps1_draining); defined in every shell alike.
-        _drain_definition(), "__dr_d=([1]=) __dr_dc='$({ __dr_drain; } 2>/dev/null)'",
+        _drain_definition(), f"{b}declare -A __dr_d; __dr_d[0]= __dr_dc='$({{ __dr_drain; }} 2>/dev/null)'",
         f"{b}readonly __dr_p0 __dr_p1 __dr_p2 __dr_d __dr_dc", _shell_settings(argv0, args),
     ])
     return (init + f"; {printf_token}\n").encode("utf-8", "surrogateescape")
@@ -138,7 +138,7 @@ class Bash:
     @property
     def queued(self) -> bool:
         """Commands wait in bash's input, or ended before they were asked for."""
-        return bool(self._queue or self._early)
+        return bool(self._queue) or bool(self._early)
 
     @property
     def waiting(self) -> int:

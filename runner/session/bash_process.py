@@ -146,6 +146,11 @@ class BashProcess:
         except OSError:
             pass
 
+    @property
+    def interrupt_requested(self) -> bool:
+        """An interrupt was asked for and not taken yet (take_wake)."""
+        return self._woken
+
     def take_wake(self) -> bool:
         """Takes a pending interrupt request; reads the pipe only when one was made."""
         if not self._woken:

@@ -84,57 +84,75 @@ def gone(process: BashProcess, scanner: Scanner, output: Output) -> int:
 
 class Exchange:
     """One command's round trip, as state: each event read from bash has its handler, and each
-    pass of `run` writes what is pending, looks at the clocks, waits, and handles what came.
+    pass of `run` handles what was read already, writes what is pending, looks at the clocks,
+    waits, and handles what came.
 
     Only the unread tail is searched for markers, so long output stays linear. `settled` are the
     pty's attributes to restore once bash has read a command sent byte for byte.
     """
 
-    __slots__ = ("_process", "_queue", "_scanner", "_request", "_line", "_next_chunk", "_pending", "_sent",
-                 "began", "_lines_sent", "_deadline", "_settled", "_continuations", "_output", "_before",
-                 "_started", "_stuck", "interrupted", "_stage", "_note", "_target", "_recheck", "_idle_check",
-                 "_withdraw_at", "_done", "_forward", "_forwarded", "_events", "rest", "at_prompt", "guard")
+    # Where every exchange starts, as class attributes: an instance stores only what its request
+    # gives it, and what changes. A queued command's exchange, whose events are often read
+    # already, sets 12 fields instead of 33.
+    _next_chunk = 1  # the index of the line to send when bash asks for more
+    _lines_sent = 1
+    _continuations = 0
+    _settled: TtyAttrs | None = None
+    _started = _stuck = interrupted = False
+    _stage = Escalation.NONE
+    _note: str | None = None  # who was reading the terminal, or what was repaired
+    _target, _recheck = 0, _NEVER  # the group last sent SIGINT, and when to look again
+    _done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
+    _forward: int | None = None  # the person's keys, once the command has started
+    _forwarded = False
+    at_prompt = False  # it ended at bash's prompt (not by a replaced or exited shell)
+    guard = False  # the prompt says output can follow the next command (jobs, PROMPT_COMMAND)
+    rest: Events  # events read past the prompt, the next exchange's: set as it ends there
 
     def __init__(self, process: BashProcess, queue: ReadAhead, scanner: Scanner, events: Events,
                  request: Request, settled: TtyAttrs | None = None):
         self._process, self._queue, self._scanner, self._request = process, queue, scanner, request
         process.take_wake()  # an interrupt asked for before this command is not for it
-        now = time.monotonic()
         self._line = request.chunks[0]
-        self._next_chunk = 1  # the index of the line to send when bash asks for more
         self._pending: deque[bytes] = deque()
         self._sent = request.sent
-        self.began = queue.last_end if self._sent else now
-        self._lines_sent = 1
-        if not self._sent:
-            self._pending.extend(process.input.pieces(self._line))
-            self._lines_sent = self._line.count(b"\n")
-            if request.ahead:  # each line one message already: Session._queue takes no longer ones
-                queue.offer(request.ahead, request.ahead_limit)
-                self._pending.extend(line for _, line in request.ahead)
-                # A batch is several messages: were bash to run this command, fail and drain its
-                # input between two of them, it would run the rest. So it waits until all are there.
-                with process.held():
-                    process.input.write_some(self._pending)
+        if self._sent:
+            self.began = queue.last_end
+        else:
+            self.began = time.monotonic()
+            self._send(request)
         self._deadline = request.deadline
-        self._settled = settled
-        self._continuations = 0
+        if settled is not None:
+            self._settled = settled
         self._output, self._before = Output(), bytearray()
-        self._started = self._stuck = self.interrupted = False
-        self._stage = Escalation.NONE
-        self._note: str | None = None  # who was reading the terminal, or what was repaired
-        self._target, self._recheck = 0, _NEVER  # the group last sent SIGINT, and when to look again
-        self._idle_check = now + IDLE_AFTER if request.watch_idle else _NEVER
-        self._withdraw_at = now + min(AHEAD_PATIENCE, max(0.0, self._deadline - now) / 4)
-        self._done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
-        self._forward: int | None = None  # the person's keys, once the command has started
-        self._forwarded = False
         self._events = events
-        self.rest: Events = []  # events read past the prompt: the next exchange's
-        self.at_prompt = False  # it ended at bash's prompt (not by a replaced or exited shell)
-        self.guard = False  # the prompt says output can follow the next command (jobs, PROMPT_COMMAND)
+
+    def _send(self, request: Request) -> None:
+        """The command's first line to write, and the commands queued behind it written now."""
+        self._pending.extend(self._process.input.pieces(self._line))
+        self._lines_sent = self._line.count(b"\n")
+        if request.ahead:  # each line one message already: framing.queueable takes no longer ones
+            self._queue.offer(request.ahead, request.ahead_limit)
+            self._pending.extend([line for _, line in request.ahead])
+            # A batch is several messages: were bash to run this command, fail and drain its
+            # input between two of them, it would run the rest. So it waits until all are there.
+            with self._process.held():
+                self._process.input.write_some(self._pending)
 
     def run(self) -> Reply:
+        if self._events and not self._pending:
+            # Read with an earlier reply (bash runs queued commands back to back): with nothing
+            # to write, no clock can be due yet, and these may end the exchange at once.
+            reply = self._on_events()
+            if reply is not None:
+                return reply
+        now = time.monotonic()
+        self._idle_check = now + IDLE_AFTER if self._request.watch_idle else _NEVER
+        self._withdraw_at = now + min(AHEAD_PATIENCE, max(0.0, self._deadline - now) / 4)
+        if self._sent:
+            reply = self._catch_up()
+            if reply is not None:
+                return reply
         while True:
             now = time.monotonic()
             if now >= self._deadline and not self._events:
@@ -151,6 +169,22 @@ class Exchange:
                 return reply
             if ended:
                 return self._on_gone()
+
+    def _catch_up(self) -> Reply | None:
+        """A queued command's reply, read without a wait as long as bash has printed more: it runs
+        the queue back to back, so the reply is usually there already, and a poll that says so
+        costs as much as the read. Up to the first clock, or an interrupt asked for; None if the
+        reply is not all there yet."""
+        process, feed = self._process, self._scanner.feed
+        while not process.interrupt_requested and time.monotonic() < self._withdraw_at:
+            data = process.read()
+            if not data:  # nothing yet, or bash has gone: the wait says which
+                return None
+            self._events = feed(data)
+            reply = self._on_events()
+            if reply is not None:
+                return reply
+        return None
 
     # The clocks.
 
@@ -254,13 +288,13 @@ class Exchange:
                 self._on_output(payload)
             elif kind == STARTED:
                 self._on_started()
+            elif kind == ENDED:
+                self.rest = events[position + 1:]
+                return self._on_ended(payload)
             elif kind == CONTINUE:
                 self._on_continue()
             elif kind == DONE:
                 self._on_done(payload)
-            elif kind == ENDED:
-                self.rest = events[position + 1:]
-                return self._on_ended(payload)
         return None
 
     def _on_output(self, payload: bytes) -> None:
@@ -275,7 +309,8 @@ class Exchange:
         if not self._started:
             self._started = True
             self._forward = self._request.keys
-            self._settle_input()
+            if self._settled is not None:
+                self._settle_input()
 
     def _on_continue(self) -> None:
         """bash asks for another line: the command's next, or (none left) it is stuck."""
@@ -303,8 +338,9 @@ class Exchange:
     def _on_ended(self, payload: bytes) -> Reply:
         self.at_prompt = True
         self._queue.last_end = time.monotonic()
-        status, self.guard = prompt_status(payload)
-        self._queue.drained(payload)
+        status, self.guard, drained = prompt_status(payload)
+        if drained:
+            self._queue.drained(payload)
         if self._forwarded:
             self._process.flush_keys()
         return self._reply(status if self._done is None else self._done)
@@ -316,8 +352,9 @@ class Exchange:
     # Shared steps.
 
     def _reply(self, status: int | None, *, stage: Escalation | None = None, died: bool = False) -> Reply:
-        return Reply(self._started, status, self._output.text(), self._before.decode("utf-8", "replace"),
-                     self._stage if stage is None else stage, self._stuck, died, self._note, self.began)
+        said = self._before.decode("utf-8", "replace") if self._before else ""
+        return Reply(self._started, status, self._output.text(), said, self._stage if stage is None else stage,
+                     self._stuck, died, self._note, self.began)
 
     def _interrupt(self, now: float) -> None:
         self._target, self._recheck = self._process.interrupt(), now + REINTERRUPT_EVERY

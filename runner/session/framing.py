@@ -64,7 +64,9 @@ def defines_builtin(text: str) -> bool:
 
 def reads_descriptor(text: str) -> bool:
     """The command reads a descriptor by number with a builtin of bash's: maybe bash's own input."""
-    return _READS_DESCRIPTOR.search(text) is not None
+    # The substrings first: 0.05 against 0.48 us for `kubectl get pods -n shop -o wide`, and every
+    # command queued is asked.
+    return ("read" in text or "mapfile" in text) and _READS_DESCRIPTOR.search(text) is not None
 
 
 def queueable(ahead: Sequence[str], used: int) -> tuple[tuple[str, bytes], ...]:
