@@ -92,10 +92,25 @@ class Markers:
         return f"\\builtin printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
 
 
+_PROMPTS: dict[bytes, tuple[int | None, bool, bool]] = {}  # prompt_status of the payloads seen (1,024 at most)
+
+
 def prompt_status(payload: bytes) -> tuple[int | None, bool, bool]:
     """From an E marker's payload: $?; whether output may follow a command after it is done
     (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own; and
-    whether the prompt read queued lines away (see `drained`)."""
+    whether the prompt read queued lines away (see `drained`).
+
+    Payloads repeat (a status and a job count, mostly `0j0`): each is parsed once, and then
+    looked up, 0.05 against 0.32 us, and every command ends with one."""
+    known = _PROMPTS.get(payload)
+    if known is None:
+        known = _prompt_status(payload)
+        if len(_PROMPTS) < 1024:
+            _PROMPTS[payload] = known
+    return known
+
+
+def _prompt_status(payload: bytes) -> tuple[int | None, bool, bool]:
     head, _, jobs = payload.partition(b"j")
     head, drain, _ = head.partition(b"D")
     status = head.rstrip(b"g")
@@ -124,8 +139,8 @@ class Scanner:
 
         The stream is split at the markers' prefix, which cannot overlap itself: each piece after
         the first is a marker and the output after it. One split in C for a whole chunk, not a
-        search per marker (bash's replies to queued commands are mostly markers): 14.5 against
-        26.7 us for the replies of 30 `true` commands, 0.89 against 0.94 us for one.
+        search per marker (bash's replies to queued commands are mostly markers): 12.7 against
+        26.6 us for the replies of 30 `true` commands, 0.83 against 0.94 us for one.
         """
         if self._held:
             data = self._held + data
@@ -142,10 +157,11 @@ class Scanner:
             output = b""
             for piece in pieces[1:]:
                 head, close, rest = piece.partition(_CLOSE)
-                if close and 0 < len(head) < _MARKER_SPAN and head[:1] in _KIND_BYTES:
+                kind = head[:1]
+                if close and kind in _KIND_BYTES and len(head) < _MARKER_SPAN:
                     if output:
                         events.append((OUTPUT, output))
-                    events.append((head[:1], head[1:]))
+                    events.append((kind, head[1:]))
                     output = rest
                 else:  # no marker after all: output, as the program printed it
                     events.append((OUTPUT, output + self._prefix))
