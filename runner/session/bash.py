@@ -181,9 +181,9 @@ class Bash:
                     on_output(reply.output.replace("\n", "\r\n").encode("utf-8", "surrogateescape"))
                 return reply._replace(early=True)
             self._early.clear()  # the caller went another way: those replies are nobody's
-        if self._queue.next != text or not self.alive:
+        line = self._queue.take_if(text) if self._process.alive else None
+        if line is None:
             return None
-        _, line = self._queue.take()
         return self._exchange(Request((line,), deadline, on_output=on_output, watch_idle=True, sent=True))
 
     def _exchange(self, request: Request, settled: TtyAttrs | None = None) -> Reply:

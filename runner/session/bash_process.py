@@ -98,7 +98,10 @@ class BashProcess:
             self.pidfd = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
             self.pidfd = -1
-        self._woken = False  # set before the pipe is written, so an empty pipe is never read
+        # An interrupt asked for and not taken yet: set before the pipe is written, so an empty
+        # pipe is never read, and a plain attribute, which an exchange reading without a wait
+        # looks at before each read.
+        self.interrupt_requested = False
         self.wake, self._waker = os.pipe()  # request_interrupt() from a signal handler wakes a wait
         set_nonblocking(self.wake)
         set_nonblocking(self._waker)
@@ -140,22 +143,17 @@ class BashProcess:
 
     def request_interrupt(self) -> None:
         """Wakes the wait to interrupt the command: one write, so safe in a signal handler."""
-        self._woken = True
+        self.interrupt_requested = True
         try:
             os.write(self._waker, b"\x03")
         except OSError:
             pass
 
-    @property
-    def interrupt_requested(self) -> bool:
-        """An interrupt was asked for and not taken yet (take_wake)."""
-        return self._woken
-
     def take_wake(self) -> bool:
         """Takes a pending interrupt request; reads the pipe only when one was made."""
-        if not self._woken:
+        if not self.interrupt_requested:
             return False
-        self._woken = False
+        self.interrupt_requested = False
         try:
             return bool(os.read(self.wake, 64))
         except BlockingIOError:

@@ -39,11 +39,6 @@ class ReadAhead:
     def __len__(self) -> int:
         return len(self._lines)
 
-    @property
-    def next(self) -> str | None:
-        """The oldest command queued, if any."""
-        return self._lines[0][0] if self._lines else None
-
     def offer(self, lines: tuple[tuple[str, bytes], ...], limit: float) -> None:
         """Lines written to bash's input behind the running command, with their time limit."""
         self._lines.extend(lines)
@@ -52,6 +47,13 @@ class ReadAhead:
     def take(self) -> tuple[str, bytes]:
         """The oldest queued command and line, for the exchange that reads its reply."""
         return self._lines.popleft()
+
+    def take_if(self, command: str) -> bytes | None:
+        """The line of the oldest queued command if that is `command` (take); None, and nothing
+        taken, if it is another one or none."""
+        if not self._lines or self._lines[0][0] != command:
+            return None
+        return self._lines.popleft()[1]
 
     def withdraw(self) -> int:
         """Takes back the lines bash has not read; how many pieces of the running command's own
