@@ -38,9 +38,10 @@ test: install tools
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2
 	$(BIN)/demorun check demos README.md
 
-# The default suite, plus the whole corpus where it takes a sample (-m exhaustive).
+# The default suite, plus the whole corpus where it takes a sample (-m exhaustive), and property
+# tests drawing new examples each run (the default suite draws the same ones every time).
 test-all: install tools
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2 -m "exhaustive or not exhaustive"
+	HYPOTHESIS_PROFILE=explore PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2 -m "exhaustive or not exhaustive"
 
 bench: install
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -8,9 +8,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from runner.cli import main
 from runner.model import Expectation, Kind, SourceLoc, Step, Visibility
+
+# Property tests: no per-example time limit (a loaded machine is not a failure), and the same
+# examples on every run of the default suite, so its verdict is the code's and not the draw's.
+# `make test-all` draws new examples each run (HYPOTHESIS_PROFILE=explore) to look further.
+settings.register_profile("default", deadline=None, derandomize=True, print_blob=True)
+settings.register_profile("explore", deadline=None, derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"

@@ -91,6 +91,20 @@ def test_units_are_read_in_their_context(expected, actual, same):
      "    0000 - 01 02 03 04 05 06 07 08-09 0a 0b 0c 0d 0e 0f 10   ................", True),
     ("00000000: 4865 6c6c 6f0a                           Hello.",
      "00000010: 776f 726c 640a                           world.", False),
+    # A unit after a space: one time, or several with one unit (ping's summary); a setting's stays literal.
+    ("round-trip min/avg/max = 0.085/0.087/0.090 ms", "round-trip min/avg/max = 0.075/0.077/0.080 ms", True),
+    ("rtt min/avg/max/mdev = 0.045/0.052/0.060/0.007 ms", "rtt min/avg/max/mdev = 0.051/0.063/0.081/0.012 ms", True),
+    ("2 packets transmitted, 2 packets received, 0% packet loss",
+     "2 packets transmitted, 0 packets received, 100% packet loss", False),
+    ("webpack 5.4.0 compiled successfully in 1934 ms", "webpack 5.4.0 compiled successfully in 1940 ms", True),
+    ("webpack 5.4.0 compiled successfully in 1934 ms", "webpack 5.4.1 compiled successfully in 1934 ms", False),
+    ("1 failed, 1 passed in 0.04 seconds", "1 failed, 1 passed in 0.12 seconds", True),
+    ("1 failed, 1 passed in 0.04 seconds", "2 failed in 0.12 seconds", False),
+    ("timeout 500 ms", "timeout 250 ms", False),
+    # Pods of clusters before Kubernetes 1.8: a decimal template hash, a suffix of any letters and digits.
+    ("my-nginx-3800858182-jr4a2   1/1   Running", "my-nginx-3800858182-e9ihh   1/1   Running", True),
+    ("my-nginx-3800858182-jr4a2   1/1   Running", "my-api-3800858182-e9ihh   1/1   Running", False),
+    ("my-nginx-3800858182-jr4a2   1/1   Running", "my-nginx-3800858182-e9ihh   0/1   Running", False),
 ])
 def test_what_varies_between_runs(expected, actual, same):
     assert (compare_output([expected], actual + "\n") is None) is same
@@ -161,3 +175,23 @@ def test_a_literal_pin_turns_off_a_project_mask_by_its_name():
     assert compare_output(["got build-1"], "got build-22\n", options=options) is None
     pinned = Pins.of(literal=["build"])
     assert compare_output(["got build-1"], "got build-22\n", options=options, pins=pinned) is not None
+
+
+def test_rollout_progress_of_older_kubectl_comes_or_not_but_the_result_stays():
+    expected = ["Waiting for rollout to finish: 2 of 3 updated replicas are available...",
+                'deployment "nginx-deployment" successfully rolled out']
+    assert compare_output(expected, 'deployment "nginx-deployment" successfully rolled out\n') is None
+    failed = compare_output(expected, 'Waiting for rollout to finish: 2 out of 3 new replicas have been updated...\n'
+                                      'error: deployment "nginx" exceeded its progress deadline\n')
+    assert failed is not None and "-deployment \"nginx-deployment\" successfully rolled out" in failed.details
+
+
+def test_a_changed_row_of_a_table_with_more_rows_allowed_is_named_by_its_cells():
+    expected = ["NAME                   CHART VERSION   APP VERSION", "stable/nginx-ingress   0.31.0          0.20.0",
+                "..."]
+    actual = ("NAME                   CHART VERSION   APP VERSION\nstable/nginx-ingress   1.30.3          0.20.0\n"
+              "stable/nginx-lego      0.3.1\n")
+    mismatch = compare_output(expected, actual)
+    assert mismatch is not None and mismatch.summary == "1 row differs"
+    assert mismatch.details == ("stable/nginx-ingress: CHART VERSION expected 0.31.0, got 1.30.3",)
+    assert compare_output(expected, actual.replace("1.30.3", "0.31.0")) is None

@@ -25,9 +25,10 @@ from .wildcards import ELLIPSIS
 EXPECT_KINDS = ("auto", "exact", "contains", "unordered", "ignore")  # what `@expect` may say
 _DEFAULT = VerifyOptions()
 
-# `kubectl rollout status` prints these while it waits, or not at all when the rollout was quick.
-_PROGRESS = re.compile(r" *Waiting for (?:deployment|daemon set|statefulset|partitioned roll out"
-                       r"|\d+ pods to be ready)\b")
+# `kubectl rollout status` prints these while it waits, or not at all when the rollout was quick
+# (kubectl before 1.10 said `Waiting for rollout to finish: ...` without naming the object).
+_PROGRESS = re.compile(r" *Waiting for (?:(?:deployment|daemon set|statefulset|partitioned roll out"
+                       r"|\d+ pods to be ready)\b|rollout to finish: )")
 
 
 def compare_output(expected: Sequence[str], actual: str, *, expect: str = "auto", masks: Sequence[str] = (),

@@ -158,9 +158,12 @@ KINDS: tuple[ValueKind, ...] = (
     # Real hashes use only HASH; older clusters and stand-ins use more, and the suffix after it is signal enough.
     # A suffix may be all digits (one in a thousand is) when a real template hash stands before it.
     # svclb-traefik-3e5a7f1c-x7k2p: k3s load balancer pods carry an 8-digit hex hash before the suffix.
+    # Before Kubernetes 1.8 the template hash was decimal and suffixes could hold any letter or digit
+    # (my-nginx-3800858182-e9ihh): after 8 to 10 digits, five such characters with a letter are generated too.
     ValueKind("generated-name", "pod",
-              rf"(?P<keep>(?<=[a-z0-9])-)(?:[{SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{HASH}]{{8,10}}-"
-                     rf"|(?=[a-f]*[0-9])(?=[0-9]*[a-f])[0-9a-f]{{8}}-(?=[2-9]*[b-z]))[{SAFE}]{{5}}(?![\w-])",
+              rf"(?P<keep>(?<=[a-z0-9])-)(?:(?:[{SAFE}013]{{6,10}}-(?=[2-9]*[b-z])|[{HASH}]{{8,10}}-"
+                     rf"|(?=[a-f]*[0-9])(?=[0-9]*[a-f])[0-9a-f]{{8}}-(?=[2-9]*[b-z]))[{SAFE}]{{5}}"
+                     rf"|\d{{8,10}}-(?=[0-9]*[a-z])[a-z0-9]{{5}})(?![\w-])",
          may_hold=lambda s: "-" in s),
     ValueKind("generated-name", "replicaset",
               rf"(?P<keep>(?<=[a-z0-9])-)(?=[bcdf]*[4-9])(?=[4-9]*[bcdf])[{HASH}]{{8,10}}(?![\w-])",
@@ -181,9 +184,12 @@ KINDS: tuple[ValueKind, ...] = (
               may_hold=lambda s: "-" in s),
     ValueKind("token", "token", r"(?<![\w+/=-])[\w+/-]{16,}={0,2}(?![\w+/=-])", accept=_random_token,
          may_hold=lambda s: len(s) >= 16),
+    # A unit after a space too: `0.12 seconds`, webpack's `in 1934 ms`, and ping's summary of several times
+    # with one unit (`min/avg/max = 0.085/0.087/0.090 ms`).
     ValueKind("duration", "duration",
          r"(?<![\w.])(?:\d+(?:\.\d+)?(?:ms|us|µs|ns|[smhdwy]))+(?![\w])"
-         rf"|(?<![\w.])(?:\d+|[Aa]bout an?|[Ll]ess than an?) {_UNIT}(?![\w])"),
+         r"|(?<![\w./])\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)* (?:ms|us|µs|ns)(?![\w])"
+         rf"|(?<![\w.])(?:\d+(?:\.\d+)?|[Aa]bout an?|[Ll]ess than an?) {_UNIT}(?![\w])"),
 )
 
 KIND_MARK = {name: MARKS[i] for i, name in enumerate(dict.fromkeys(k.name for k in KINDS))}

@@ -75,10 +75,12 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
                 taken.add(hit)
     if not left_exp and (extra_allowed or len(exp_keys) - len(wild) + len(taken) == len(act_keys)):
         return None
-    left_act = [] if extra_allowed else [j for j in _left_over(act_keys, exp_keys, left_exp, wild) if j not in taken]
-    if not left_exp and not left_act:
+    # With `...` rows the rows left over are allowed, but still name what a missing row became.
+    left_act = [j for j in _left_over(act_keys, exp_keys, left_exp, wild) if j not in taken]
+    if not left_exp and (extra_allowed or not left_act):
         return None
-    return _report(expected, actual, exp_raw, sorted(left_exp), left_act, exp_keys, act_keys, kinds)
+    return _report(expected, actual, exp_raw, sorted(left_exp), left_act, exp_keys, act_keys, kinds,
+                   extra_allowed)
 
 
 def _left_over(act_keys: Sequence[str], exp_keys: Sequence[str], left_exp: Sequence[int],
@@ -219,7 +221,10 @@ def _label_columns(table: Table, kinds: Sequence[Reading]) -> tuple[int, ...]:
     return tuple(c for c, reading in enumerate(kinds) if reading and not set(forgiven) & set(reading))[:1] or (0,)
 
 
-def _report(expected: Table, actual: Table, exp_raw, left_exp, left_act, exp_keys, act_keys, kinds) -> Mismatch:
+def _report(expected: Table, actual: Table, exp_raw, left_exp, left_act, exp_keys, act_keys, kinds,
+            extra_allowed: bool = False) -> Mismatch:
+    """Each missing expected row, paired by its name with a row left over when one has it; then the rows left
+    over, unless `...` allows them."""
     columns = _label_columns(expected, kinds)
     slash = len(columns) == 2 and not expected.events
 
@@ -248,7 +253,7 @@ def _report(expected: Table, actual: Table, exp_raw, left_exp, left_act, exp_key
         act_row = cells(actual.rows[j], actual.starts)
         details.extend(_cell_differences(expected.titles, label(exp_row, True), exp_row, act_row,
                                          exp_keys[i].split(SEP), act_keys[j].split(SEP)))
-    unexpected = [j for js in unpaired.values() for j in js]
+    unexpected = [] if extra_allowed else [j for js in unpaired.values() for j in js]
     details.extend(f"unexpected row {label(cells(actual.rows[j], actual.starts))}" for j in sorted(unexpected))
     parts = []
     if differ:
