@@ -9,7 +9,7 @@ from conftest import REPO
 
 from runner.errors import DemorunError
 from runner.model import Kind
-from runner.modes.present.notes import Outline, open_notes
+from runner.modes.present.notes import Channel, Outline, open_notes
 from runner.parse.workshop import parse_workshop
 
 NOTES = REPO / "tests" / "fixtures" / "present" / "notes.md"
@@ -93,3 +93,20 @@ def test_notes_refuse_the_shows_own_terminal():
         os.close(saved)
         os.close(leader)
         os.close(follower)
+
+
+@pytest.mark.parametrize(("given", "said", "shown"), [
+    ("/home/me/a-long-talks-folder/k8s/README.md",
+     "/home/me/a-long-talks-folder/k8s/README.md:17: @SHWO: no directive; /home/me/a-long-talks-folder/k8s/lib/t.sh:3",
+     "README.md:17: @SHWO: no directive; lib/t.sh:3"),
+    ("talks/README.md", "talks/README.md:4: drift; see ./talks/x and other-talks/README.md",
+     "README.md:4: drift; see ./talks/x and other-talks/README.md"),  # only where a path starts
+    ("./README.md", "./README.md:4: then ../README.md and ./run.sh", "./README.md:4: then ../README.md and ./run.sh"),
+    ("README.md", "README.md:4: x", "README.md:4: x"),
+])
+def test_the_presenter_reads_places_from_the_workshops_folder(given, said, shown):
+    class Quiet:
+        width = 80
+
+    channel = Channel(Quiet(), given)
+    assert channel.local(said) == shown

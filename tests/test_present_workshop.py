@@ -3,6 +3,7 @@ steps `demorun list` gives (hidden setup, prose, commands and their output, wait
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -70,7 +71,8 @@ def test_the_screens_of_a_whole_workshop_follow_its_steps(present, notes_pane, t
             continue
         if step["kind"] == "command":
             on_screen.append(f"$ {step['text']}")
-        pane.wait_text(f"waiting for you at {step['file']}:{step['line']}")
+        # Places are named from the workshop's folder, however the workshop was given.
+        pane.wait_text(f"waiting for you at {os.path.relpath(step['file'], WORKSHOP.parent)}:{step['line']}")
         screen = term.wait_for(lambda s, w=list(on_screen): _in_order(s, w), f"the screen at step {number}")
         assert not any(text in screen for text in hidden)
         assert not any(text in screen for text in cleared if not any(text in kept for kept in on_screen))

@@ -71,7 +71,7 @@ class Show:
         self.keys = keys
         self.listener = listener
         self.speed = speed
-        self.channel = channel or Channel(screen)
+        self.channel = channel or Channel(screen, plan.file)
         self.desk = Desk(plan, self.session, screen, keys, self.channel)
         self.timings = timings or Timings(plan.file)
         self.catch_up_limit = catch_up_limit

@@ -9,6 +9,7 @@ the time spent in each section.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -82,9 +83,17 @@ class Channel:
 
     page_waits_for_key = True  # a page covers the show, so the presenter dismisses it
 
-    def __init__(self, screen: Screen):
+    def __init__(self, screen: Screen, file: str = ""):
         self.screen = screen
         self.queued: list[str] = []
+        folder = os.path.dirname(file)
+        # The workshop's folder as it was given, where a path starts: the presenter reads
+        # `README.md:12`, and a message on one row keeps its place and its words.
+        self._folder = re.compile(r"(?<![\w./~-])" + re.escape(folder + os.sep)) if folder not in ("", ".") else None
+
+    def local(self, text: str) -> str:
+        """`text` with the places in the workshop's folder named from there."""
+        return self._folder.sub("", text) if self._folder else text
 
     def say(self, text: str) -> None:
         """A message for the presenter, shown at the next wait until a key."""
@@ -92,7 +101,7 @@ class Channel:
 
     def tell(self, text: str) -> None:
         """A message now: the show is waiting for a key, which erases it."""
-        self.screen.show_status(text)
+        self.screen.show_status(self.local(text))
 
     def post(self, text: str) -> None:
         """A message from a signal handler: only kept (drawing could meet a draw it interrupted)."""
@@ -103,7 +112,7 @@ class Channel:
 
     def cue(self, text: str) -> None:
         """What the first key at the show's first pause answers: the next key erases it."""
-        self.screen.show_status(text, message=False)
+        self.screen.show_status(self.local(text), message=False)
 
     def drift(self, mark: str, where: str) -> None:
         """The mark under a command (at `where`) that did not go as written: dim, never recorded."""
@@ -114,7 +123,7 @@ class Channel:
         if text is None:
             self.screen.clear_status()
         else:
-            self.screen.show_status(text)
+            self.screen.show_status(self.local(text))
 
     def at_wait(self, where: str) -> bool:
         """The show waits for a key at `where`: the first message said meanwhile shows now; whether one did."""
@@ -127,7 +136,7 @@ class Channel:
         """Show the next message said meanwhile, if there is one; whether there was."""
         if not self.queued:
             return False
-        text = visible(self.queued.pop(0))
+        text = visible(self.local(self.queued.pop(0)))
         more = f"  (+{len(self.queued)} more)" if self.queued else ""
         room = self.screen.width - 1 - len(more)
         self.screen.show_status((text if len(text) <= room else text[:max(0, room - 1)] + "…") + more)
@@ -165,7 +174,7 @@ class NotesChannel(Channel):
 
         from ...session.pty_io import window_size
 
-        super().__init__(screen)
+        super().__init__(screen, file)
         self._size = window_size
         self.fd = open_notes(path)
         self.file = file
@@ -278,7 +287,7 @@ class NotesChannel(Channel):
             for note in p.notes:
                 out.append(self._style(f"▸ {visible(note)}", YELLOW))
         if self.waiting is not None:
-            out.append(self._style(f"waiting for you at {visible(self.waiting)}", BOLD))
+            out.append(self._style(f"waiting for you at {visible(self.local(self.waiting))}", BOLD))
         out.append("")
         current = self.timings.current()
         for s in self.timings.sections():
@@ -290,10 +299,10 @@ class NotesChannel(Channel):
         if self.input is not None:
             out.append(visible(self.input))
         if self.progress_line is not None:
-            out.append(visible(self.progress_line))
+            out.append(visible(self.local(self.progress_line)))
         if self.messages:
             out.append("")
-            out.extend(self._style(visible(m), DIM) for m in self.messages)
+            out.extend(self._style(visible(self.local(m)), DIM) for m in self.messages)
         if self.ending:
             out.append("")
             out.extend(visible(line) for line in self.ending)

@@ -82,7 +82,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
             from .live import run_show
             from .notes import Channel
 
-            channel = channel or Channel(screen)
+            channel = channel or Channel(screen, file)
             code, redact = run_show(plan, args, config, screen=screen, keys=keys, channel=channel, clock=clock,
                                     guard_env=entered.env if entered else {}, size=size, speed=speed,
                                     start=start, opened=opened, timeout=timeout, catch_up_limit=catch_up_timeout)
