@@ -89,6 +89,13 @@ def test_interrupt_while_idle_does_nothing(session):
     assert session.run("echo fine").output == "fine\n"
 
 
+def test_an_interrupt_that_came_as_the_last_command_ended_is_not_the_next_ones(session):
+    """Ctrl-C pressed as a command ends reaches the wake-up pipe after its reply: stale by then."""
+    session._bash.request_interrupt()  # the request Session.interrupt makes, landing after the reply
+    outcome = session.run("sleep 0.2; echo whole")
+    assert (outcome.status, outcome.output, outcome.recovery) == (0, "whole\n", None)
+
+
 def test_an_exception_from_a_listener_leaves_the_session_usable(session):
     def explode(chunk: bytes) -> None:
         raise RuntimeError("display went away")

@@ -112,8 +112,7 @@ class Exchange:
     def __init__(self, process: BashProcess, queue: ReadAhead, scanner: Scanner, events: Events,
                  request: Request, settled: TtyAttrs | None = None):
         self._process, self._queue, self._scanner, self._request = process, queue, scanner, request
-        if process.interrupt_requested:  # asked for before this command: not for it
-            process.take_wake()
+        process.take_wake()  # an interrupt asked for before this command is not for it
         self._line = request.chunks[0]
         self._pending: deque[bytes] = deque()
         self._sent = request.sent

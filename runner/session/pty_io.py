@@ -4,6 +4,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import fcntl
+import functools
 import os
 import secrets
 import select
@@ -92,25 +93,14 @@ class Markers:
         return f"\\builtin printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
 
 
-_PROMPTS: dict[bytes, tuple[int | None, bool, bool]] = {}  # prompt_status of the payloads seen (1,024 at most)
-
-
+@functools.lru_cache(maxsize=1024)
 def prompt_status(payload: bytes) -> tuple[int | None, bool, bool]:
     """From an E marker's payload: $?; whether output may follow a command after it is done
     (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own; and
     whether the prompt read queued lines away (see `drained`).
 
-    Payloads repeat (a status and a job count, mostly `0j0`): each is parsed once, and then
-    looked up, 0.05 against 0.32 us, and every command ends with one."""
-    known = _PROMPTS.get(payload)
-    if known is None:
-        known = _prompt_status(payload)
-        if len(_PROMPTS) < 1024:
-            _PROMPTS[payload] = known
-    return known
-
-
-def _prompt_status(payload: bytes) -> tuple[int | None, bool, bool]:
+    Payloads repeat (a status and a job count, mostly `0j0`), and every command ends with one:
+    each is parsed once and then looked up, 0.06 against 0.31 us."""
     head, _, jobs = payload.partition(b"j")
     head, drain, _ = head.partition(b"D")
     status = head.rstrip(b"g")
