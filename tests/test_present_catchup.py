@@ -108,8 +108,8 @@ def test_the_limit_is_configured_with_a_duration(tmp_path):
 
 def test_what_was_cut_is_said_once_per_kind():
     said = summary(5, 1, [(SourceLoc("/a/w.md", 6), "watch")], [SourceLoc("/a/w.md", 10)], 2.0)
-    assert said == ["catching up skipped 1 command that never end: w.md:6 (watch)",
-                    "catching up stopped 1 command at the 2s limit: w.md:10",
+    assert said == ["catching up skipped 1 command that never end: /a/w.md:6 (watch)",
+                    "catching up stopped 1 command at the 2s limit: /a/w.md:10",
                     "1 of 5 earlier commands failed while catching up (d: the last)"]
     assert summary(3, 0, [], [], 2.0) == []
 

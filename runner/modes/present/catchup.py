@@ -142,19 +142,14 @@ def summary(todo: int, failed: int, skipped: list[tuple[SourceLoc, str]], cut: l
     """What the presenter learns once catching up is over: one message for each kind of cut."""
     said = []
     if skipped:
-        places = ", ".join(f"{short_place(loc)} ({reason})" for loc, reason in skipped)
+        places = ", ".join(f"{loc} ({reason})" for loc, reason in skipped)
         said.append(f"catching up skipped {_count(len(skipped))} that never end: {places}")
     if cut:
         said.append(f"catching up stopped {_count(len(cut))} at the {limit:g}s limit: "
-                    + ", ".join(short_place(loc) for loc in cut))
+                    + ", ".join(str(loc) for loc in cut))
     if failed:
         said.append(f"{failed} of {todo} earlier commands failed while catching up (d: the last)")
     return said
-
-
-def short_place(loc: SourceLoc) -> str:
-    """FILE:LINE by the file's name alone: a status line is one row, and the folder says nothing new."""
-    return f"{os.path.basename(loc.file)}:{loc.line}"
 
 
 def _count(number: int) -> str:

@@ -28,7 +28,7 @@ from ...terminal.keys import CTRL_C, ENTER, SPACE, Keyboard, TypeAhead
 from ...terminal.screen import BOLD, DIM, RESET, Screen, keystrokes
 from ...timings import Timings
 from ..setup import effective_timeout, open_session
-from .catchup import DEFAULT_LIMIT, bounded, never_ends, short_place, summary
+from .catchup import DEFAULT_LIMIT, bounded, never_ends, summary
 from .desk import Desk
 from .endings import hidden_ending, quiet_exit
 from .listening import LiveListener, drift_mark, live_step
@@ -194,7 +194,7 @@ class Show:
                 if endless is not None and endless.first:
                     skipped.append((step.loc, endless.reason))
                     continue
-                self.channel.progress(f"catching up: {done}/{todo} hidden commands ({short_place(step.loc)})")
+                self.channel.progress(f"catching up: {done}/{todo} hidden commands ({step.loc})")
                 result = self.execute(index, bounded(step, self.catch_up_limit, endless),
                                       visible=False, quietly=True)
                 outcome = result.outcome if result is not None else None
@@ -360,7 +360,7 @@ class Show:
         scope = min(s for s in step.nested if s in self.engine.shells_ended) if step.nested else None
         if scope is None or not quiet_exit(self.plan, index, scope):
             return False
-        self.channel.note(f"{os.path.basename(step.loc.file)}:{step.loc.line} ended quietly "
+        self.channel.note(f"{step.loc} ended quietly "
                           "(DEMOSH_QUIET_FAILURE); the caller goes on")
         return True
 
