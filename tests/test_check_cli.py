@@ -294,6 +294,9 @@ def test_with_j_the_lint_errors_are_said_once_with_their_file(demorun, workshop)
     assert result.exit_code == 0, result.output
     assert result.output.count("'@SHWO' is no directive") == 1
     assert result.output.index("'@SHWO'") < result.output.index(f"PASS {first}")
+    # Said with the file's result, after its commands ran: so in the past tense.
+    assert f"1 lint error in {first}; the check went on (--strict would fail it)" in result.output
+    assert "the check goes on" not in demorun("check", "-j", "2", "--strict", first, second).output
 
 
 def test_a_folder_leaves_out_files_with_nothing_to_run_and_v_says_why(demorun, workshop, tmp_path):

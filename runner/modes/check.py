@@ -127,8 +127,10 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
     return FileCheck(report, redactor.secrets, config, fingerprints, stopped.signum if stopped else None)
 
 
-def _say_before(file: str, findings: Sequence[Finding], strict: bool) -> None:
-    goes_on = "--strict fails the file on them" if strict else "the check goes on (--strict would fail it)"
+def _say_before(file: str, findings: Sequence[Finding], strict: bool, *, done: bool = False) -> None:
+    """A file's lint errors on stderr, as it starts, or (`done`) with its result when they were not said then."""
+    goes_on = "--strict fails the file on them" if strict else \
+        f"the check {'went' if done else 'goes'} on (--strict would fail it)"
     for line in said_before(file, findings, None, goes_on=goes_on):
         _echo(line, err=True)
 
@@ -292,9 +294,7 @@ def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) ->
     with --update, how many of its blocks are to be written once every file is checked."""
     report = check.report
     if not check.said and report.findings:
-        goes_on = "--strict fails the file on them" if strict else "the check went on (--strict would fail it)"
-        for line in said_before(report.file, report.findings, None, goes_on=goes_on):
-            _echo(line, err=True)
+        _say_before(report.file, report.findings, strict, done=True)
     lines = file_progress_lines(report)
     if update and check.config is not None:
         options = _verify_options(check.config)
