@@ -89,6 +89,11 @@ def nothing_to_run(plan: Plan) -> str | None:
     return why(lines, is_markdown(plan.file))
 
 
+def nothing_to_run_line(file: str, empty: str) -> str:
+    """How run, present and the pytest plugin say a file has nothing to run (`empty`, from nothing_to_run)."""
+    return f"{file}: nothing to run: {empty.removeprefix('no runnable command: ')}"
+
+
 def said_before(file: str, findings: Iterable[Finding], empty: str | None, *, goes_on: str) -> list[str]:
     """The lines shown before a workshop runs: each lint error, what happens now, and an empty file's reason.
 
@@ -100,5 +105,5 @@ def said_before(file: str, findings: Iterable[Finding], empty: str | None, *, go
     if errors:
         lines.append(f"{len(errors)} lint error{'s' if len(errors) != 1 else ''} in {file}; {goes_on}")
     if empty:
-        lines.append(f"{file}: nothing to run: {empty.removeprefix('no runnable command: ')}")
+        lines.append(nothing_to_run_line(file, empty))
     return lines

@@ -25,7 +25,7 @@ from ..verify.command import TAIL, verify_command
 from ..verify.normalise import normalise
 from ..verify.values import VerifyOptions
 from .missing_tools import explained
-from .preamble import nothing_to_run, said_before, start_findings
+from .preamble import nothing_to_run, nothing_to_run_line, said_before, start_findings
 from .setup import (
     effective_timeout,
     load_plan,
@@ -191,7 +191,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         click.echo(line, err=True)
     empty = nothing_to_run(plan)
     if empty is not None:
-        Screen().line(f"{file}: nothing to run: {empty.removeprefix('no runnable command: ')}", YELLOW)
+        Screen().line(nothing_to_run_line(file, empty), YELLOW)
         return 0
     missing = missing_requirements(plan, cluster.requires, config)
     if missing:
