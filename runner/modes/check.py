@@ -66,8 +66,8 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     never stops the others. With `update`, the files parsed are fingerprinted
     right away, so --update never writes over an edit made during the run.
     `progress` shows which command runs and lint's errors as it starts (off in worker
-    processes: only the main one writes). `strict` counts skips, lint errors and an empty
-    file as failures. `explain` collects the values forgiven, for the reports that show them.
+    processes: only the main one writes). `strict` counts skips and an empty file as
+    failures (lint errors fail a file always). `explain` collects the values forgiven, for the reports that show them.
     `plan`: the file as check's layout read it, parsed once (not with `update`: what is written
     must be what is fingerprinted now).
     """
@@ -83,7 +83,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         return FileCheck(FileReport(plan.file, (), 0.0, plan=plan, empty=empty, findings=findings, strict=strict),
                          config=config)
     if progress and findings:
-        _say_before(plan.file, findings, strict)
+        _say_before(plan.file, findings)
     checked = _check_plan(plan, config, fingerprints, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
                           verbose=verbose, progress=progress, explain=explain, update=update)
     report = dataclasses.replace(checked.report, findings=findings, strict=strict)
@@ -127,10 +127,9 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
     return FileCheck(report, redactor.secrets, config, fingerprints, stopped.signum if stopped else None)
 
 
-def _say_before(file: str, findings: Sequence[Finding], strict: bool, *, done: bool = False) -> None:
+def _say_before(file: str, findings: Sequence[Finding], *, done: bool = False) -> None:
     """A file's lint errors on stderr, as it starts, or (`done`) with its result when they were not said then."""
-    goes_on = "--strict fails the file on them" if strict else \
-        f"the check {'went' if done else 'goes'} on (--strict would fail it)"
+    goes_on = f"the check {'ran' if done else 'runs'} the file and fails it on them (run and present go on)"
     for line in said_before(file, findings, None, goes_on=goes_on):
         _echo(line, err=True)
 
@@ -294,7 +293,7 @@ def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) ->
     with --update, how many of its blocks are to be written once every file is checked."""
     report = check.report
     if not check.said and report.findings:
-        _say_before(report.file, report.findings, strict, done=True)
+        _say_before(report.file, report.findings, done=True)
     lines = file_progress_lines(report)
     if update and check.config is not None:
         options = _verify_options(check.config)

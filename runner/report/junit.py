@@ -87,7 +87,7 @@ def _file_case(suite: ET.Element, fr: FileReport, name: str, line: int = 1) -> E
 
 def _file_cases(suite: ET.Element, fr: FileReport) -> tuple[int, int, int]:
     """Cases for what is true of the file as a whole: skipped (a tool is missing), nothing to
-    run, and under --strict its lint errors. (tests, failures, skipped) among them."""
+    run, and its lint errors (a failure: check fails a file on them). (tests, failures, skipped) among them."""
     counts = [0, 0, 0]
     if not fr.results and fr.skipped_reason:
         # A whole file skipped (a missing tool) still shows up, as one skipped case.
@@ -105,14 +105,10 @@ def _file_cases(suite: ET.Element, fr: FileReport) -> tuple[int, int, int]:
             counts = [1, 0, 1]
     errors = fr.lint_errors
     if errors:
-        listing = "\n".join(_xml(str(f)) for f in errors)
-        if fr.strict:
-            case = _file_case(suite, fr, f"{fr.file} lint", errors[0].loc.line)
-            failure = ET.SubElement(case, "failure", message=_xml(f"{lint_note(fr)}"), type="lint")
-            failure.text = listing
-            counts = [counts[0] + 1, counts[1] + 1, counts[2]]
-        else:
-            ET.SubElement(suite, "system-err").text = listing
+        case = _file_case(suite, fr, f"{fr.file} lint", errors[0].loc.line)
+        failure = ET.SubElement(case, "failure", message=_xml(f"{lint_note(fr)}"), type="lint")
+        failure.text = "\n".join(_xml(str(f)) for f in errors)
+        counts = [counts[0] + 1, counts[1] + 1, counts[2]]
     return counts[0], counts[1], counts[2]
 
 
