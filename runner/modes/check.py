@@ -297,9 +297,20 @@ def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) ->
     lines = file_progress_lines(report)
     if update and check.config is not None:
         options = _verify_options(check.config)
-        count = sum(1 for r in report.results if _edit_for(r, options, redact) is not None)
-        lines[0] += f"  ({count} ## block(s) out of date)" if count else ""
+        fixable = [r for r in report.results if _edit_for(r, options, redact) is not None]
+        lines[0] += f"  ({len(fixable)} ## block(s) out of date)" if fixable else ""
+        if _only_blocks_fail(report, fixable):  # its word comes once written: UPDATED, or FAIL if refused
+            lines[0] = "checked" + lines[0].removeprefix("FAIL")
     _echo(redact("\n".join(lines)))
+
+
+def _only_blocks_fail(report: FileReport, fixable: Sequence[StepResult]) -> bool:
+    """Whether writing the `fixable` blocks is all that stands between the file and a pass."""
+    failed = [r for r in report.results if r.verdict.status is Status.FAIL]
+    fixed = {id(r) for r in fixable}
+    return bool(failed) and all(id(r) in fixed for r in failed) and file_status(
+        dataclasses.replace(report, results=tuple(r for r in report.results if id(r) not in fixed))) \
+        is not Status.FAIL
 
 
 def skips_failed(report: FileReport) -> FileReport:
