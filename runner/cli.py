@@ -157,6 +157,8 @@ def run_cmd(**values: Any) -> None:
               help="Check N files at once, each in its own session ('auto': one per core).")
 @click.option("--shard", type=Shard(), metavar="K/N",
               help="Check only shard K of N: a stable split of the files for CI matrices.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Leave out the files of a folder given that match GLOB (from here; repeatable).")
 @options("timeout", "no_init", "verbose", "requires", "requires_auto", "kubeconfig", "no_isolate", "keep_clusters")
 @click.pass_context
 def check_cmd(ctx: click.Context, **values: Any) -> None:

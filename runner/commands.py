@@ -49,7 +49,7 @@ def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None,
 def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | None, html: str | None, update: bool,
           show_diff: bool, jobs: int, shard: tuple[int, int] | None, timeout: float | None, no_init: bool,
           verbose: bool, requires: tuple[str, ...], requires_auto: bool, kubeconfig: str | None, no_isolate: bool,
-          keep_clusters: bool, json_path: str | None = None) -> None:
+          keep_clusters: bool, json_path: str | None = None, exclude: tuple[str, ...] = ()) -> None:
     """Run workshops and check every exit status and ## output against the real one.
 
     A folder gives its Markdown workshops; a .sh workshop is checked when named.
@@ -59,7 +59,7 @@ def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | No
     cluster = _cluster(requires, kubeconfig, no_isolate, keep_clusters)._replace(auto_requires=requires_auto)
     call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html, update=update,
          show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard, verbose=verbose,
-         cluster=cluster, json_path=json_path)
+         cluster=cluster, json_path=json_path, exclude=exclude)
 
 
 def list_steps(file: str, as_json: bool, no_init: bool) -> None:

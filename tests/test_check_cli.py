@@ -178,7 +178,7 @@ def test_junit_report_reads_back_in_a_real_consumer(demorun, workshop, tmp_path)
     cases = [case for suite in xml for case in suite]
     assert len(cases) == 3
     failed = [case for case in cases if case.result and not case.is_passed]
-    assert len(failed) == 1 and f"{path}:5" in failed[0].name
+    assert len(failed) == 1 and (failed[0]._elem.get("file"), failed[0]._elem.get("line")) == (path, "5")
 
 
 def test_no_workshops_in_a_folder_is_a_clear_error(demorun, tmp_path):

@@ -4,7 +4,6 @@ Each test goes through the command line (or make), as a user would.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path

@@ -127,10 +127,12 @@ def test_lint_errors_are_counted_and_fail_the_file_with_or_without_strict():
     for strict in (False, True):
         linted = FileReport("w.md", results, 0.5, findings=(_lint_error("w.md", 1),), strict=strict)
         assert file_status(linted) is Status.FAIL
-        assert file_progress_line(linted) == "FAIL w.md  1 passed, 0 failed, 0 skipped  (0.5s)  1 lint error (a failure)"
+        assert file_progress_line(linted) == \
+            "FAIL w.md  1 passed, 0 failed, 0 skipped  (0.5s)  1 lint error (a failure)"
         text = render_summary(RunReport((linted,), 0.5), Redactor(), color=False)
         assert text.splitlines()[-1] == "0 failed, 1 passed, 0 skipped, 1 lint error (a failure) in 0.5s"
-        assert text.startswith("LINT w.md:1\n  '@SHWO' is no directive; did you mean @SHOW? [unknown-directive] (a failure")
+        assert text.startswith("LINT w.md:1\n  '@SHWO' is no directive; did you mean @SHOW? "
+                               "[unknown-directive] (a failure")
 
 
 def test_updated_commands_are_their_own_word_and_make_the_file_updated():

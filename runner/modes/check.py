@@ -14,7 +14,7 @@ import click
 from ..cluster.guard import ClusterGuard, ClusterOptions, parallel_sweep
 from ..cluster.planned import with_called_tools
 from ..config import Config, load_config
-from ..discover import find_workshops, not_workshops, scripts_below
+from ..discover import Choice, find_workshops, not_workshops, scripts_below
 from ..engine.core import Engine, Policy
 from ..engine.listener import Listener
 from ..engine.signals import interrupts
@@ -171,7 +171,8 @@ def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | No
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
               update: bool, show_diff: bool, timeout: float | None, no_init: bool,
               jobs: int = 1, shard: tuple[int, int] | None = None,
-              cluster: ClusterOptions | None = None, verbose: bool = False, json_path: str | None = None) -> int:
+              cluster: ClusterOptions | None = None, verbose: bool = False, json_path: str | None = None,
+              exclude: Sequence[str] = ()) -> int:
     """Check every workshop under `paths` (in `jobs` processes, or shard K of N); see the README for exit codes."""
     from ..files import check_writable
 
@@ -182,8 +183,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     for artefact in (junit, html, json_path):
         if artefact:
             check_writable(artefact)
-    _say_left_out(paths, verbose)
-    found = find_workshops(paths, scripts=False)
+    found = _find(paths, exclude, verbose)
     named = {file for file, given in found if given}
     layout = _lay_out([file for file, _ in found], shard, no_init=no_init)
     files = layout.files  # the setups they need too, and only this shard's
@@ -270,9 +270,21 @@ def _lay_out(files: list[str], shard: tuple[int, int] | None, *, no_init: bool) 
     return layout
 
 
-def _say_left_out(paths: list[str], verbose: bool) -> None:
+def _find(paths: list[str], exclude: Sequence[str], verbose: bool) -> list[tuple[str, bool]]:
+    """The workshops to check (docs/ci.md#which-files); with -v, each file a folder gave and why."""
+    chosen: list[Choice] = []
+    found = find_workshops(paths, scripts=False, exclude=exclude, said=chosen)
+    _say_left_out(paths, verbose, {file for file, _ in found})
+    if verbose:
+        for choice in chosen:
+            _echo(visible(f"demorun: {choice.file}: {'taken' if choice.taken else 'left out'}: {choice.why}"),
+                  err=True)
+    return found
+
+
+def _say_left_out(paths: list[str], verbose: bool, taken: set[str]) -> None:
     """What the folders hold besides workshops: scripts, counted; with -v, Markdown with nothing to run."""
-    left_out = scripts_below(paths)
+    left_out = [file for file in scripts_below(paths) if file not in taken]
     if left_out:
         click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
                    f"(helpers and setup scripts, mostly); name a script to check it", err=True)

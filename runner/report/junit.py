@@ -27,7 +27,8 @@ def case_names(fr: FileReport) -> list[str]:
     """Each command's first line, with `[FILE]` for one written in another file (an @import) and
     ` #2`, ` #3`... for a repeat: unique within the suite and unchanged when lines above it are
     edited, so a CI's test history follows the command. Where it is goes to the `line` attribute."""
-    names, seen = [], {}
+    names: list[str] = []
+    seen: dict[str, int] = {}
     for result in fr.results:
         step = result.step
         name = first_line(step.text) + ("" if step.loc.file == fr.file else f" [{step.loc.file}]")
