@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 from conftest import REPO
+
+pytest_plugins = ("pytester",)
 
 
 def _make_tools(tmp_path: Path, *extra: str) -> tuple[list[str], Path]:
@@ -85,3 +88,106 @@ def test_a_command_not_found_with_its_imports_read_still_suggests_requires(demor
     assert "<!-- @requires no-such-tool-here -->" in result.output, result.output
 
 
+
+
+# check DIR runs only what is meant to run.
+
+INSTALL = "# Install\n\n```bash\ntouch installed\n```\n"
+TOUR = "```bash\necho hi\n## hi\n```\n"
+
+
+def _docs(tmp_path: Path, config: str | None = None) -> Path:
+    (tmp_path / "docs" / "drafts").mkdir(parents=True)
+    (tmp_path / "docs" / "INSTALL.md").write_text(INSTALL)
+    (tmp_path / "docs" / "tour.md").write_text(TOUR)
+    (tmp_path / "docs" / "drafts" / "next.md").write_text(TOUR)
+    if config is not None:
+        (tmp_path / "pyproject.toml").write_text(f"[tool.demorun]\n{config}\n")
+    return tmp_path / "docs"
+
+
+def test_check_exclude_leaves_install_notes_unrun_and_v_says_why(demorun, tmp_path, monkeypatch):
+    docs = _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", "--exclude", "docs/drafts", "docs")
+    assert result.exit_code == 0, result.output
+    assert not (docs / "installed").exists()
+    assert "demorun: docs/INSTALL.md: left out: matches --exclude 'INSTALL.md'" in result.output
+    assert "demorun: docs/drafts/next.md: left out: matches --exclude 'docs/drafts'" in result.output
+    assert "demorun: docs/tour.md: taken: Markdown with a runnable fence" in result.output
+    demorun("check", "docs")  # without the glob, the rule takes the install notes: they run
+    assert (docs / "installed").exists()
+
+
+def test_configured_exclude_and_include_choose_a_folders_workshops(demorun, tmp_path):
+    docs = _docs(tmp_path, 'exclude = ["INSTALL.md"]')
+    excluded = demorun("check", "-v", str(docs))
+    assert excluded.exit_code == 0 and not (docs / "installed").exists(), excluded.output
+    assert "INSTALL.md: left out: matches exclude 'INSTALL.md' (pyproject.toml)" in excluded.output
+    assert f"PASS {docs}/drafts/next.md" in excluded.output
+    (tmp_path / "pyproject.toml").write_text('[tool.demorun]\ninclude = ["docs/*.md"]\nexclude = ["INSTALL.md"]\n')
+    included = demorun("check", "-v", str(docs))
+    assert f"{docs}/tour.md: taken: matches include 'docs/*.md' (pyproject.toml)" in included.output
+    assert "next.md" not in included.output and not (docs / "installed").exists()
+
+
+@pytest.mark.parametrize("glob", ["", "/abs/*.md", "../up.md"])
+def test_a_malformed_glob_is_a_configuration_error(demorun, tmp_path, glob):
+    docs = _docs(tmp_path, f'exclude = ["{glob}"]')
+    result = demorun("check", str(docs))
+    assert result.exit_code == 2 and "key 'exclude'" in result.output, result.output
+
+
+# Every line says one thing.
+
+def test_update_gives_a_file_one_verdict_word(demorun, workshop):
+    path = workshop("```bash\necho new\n## old\n```\n")
+    result = demorun("check", "--update", path)
+    assert result.exit_code == 0, result.output
+    assert f"FAIL {path}" not in result.output
+    assert f"checked {path}  0 passed, 1 failed, 0 skipped" in result.output
+    assert f"UPDATED   {path}" in result.output  # the summary's row
+
+
+def test_junit_names_stay_when_lines_above_are_edited(demorun, workshop, tmp_path):
+    def names(text: str) -> list[tuple[str | None, str | None]]:
+        import xml.etree.ElementTree as ET
+
+        path = workshop(text)
+        demorun("check", "--junit", str(tmp_path / "j.xml"), path)
+        return [(c.get("name"), c.get("line")) for c in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")]
+
+    body = "```bash\necho hi\n## hi\n```\n\n```bash\necho hi\n## hi\n```\n"
+    before, after = names(body), names("# Title\n\nSome prose.\n\n" + body)
+    assert [n for n, _ in before] == [n for n, _ in after] == ["echo hi", "echo hi #2"]
+    assert [line for _, line in before] == ["2", "7"] and [line for _, line in after] == ["6", "11"]
+
+
+def test_the_html_report_marks_the_value_that_differs(demorun, workshop, tmp_path):
+    path = workshop("```bash\nprintf 'NAME   STATUS   AGE\\nbeta   Ready    5m\\nalpha  Pending  3d\\n'\n"
+                    "## NAME   STATUS   AGE\n## alpha  Running  1d\n## beta   Ready    2m\n```\n")
+    demorun("check", "--html", str(tmp_path / "r.html"), path)
+    page = (tmp_path / "r.html").read_text()
+    assert 'alpha  <mark class="differs" title="differs from the ## block">Pending</mark>  3d' in page
+    assert page.count('class="differs"') == 1  # 3d (AGE) and beta's row are not what differs
+
+
+_LOADED = any(e.name == "demorun" for e in entry_points(group="pytest11"))
+PLUGIN = [*([] if _LOADED else ["-p", "runner.pytest_plugin"]),
+          "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:hypothesispytest"]
+
+
+def test_pytest_demorun_takes_its_paths_as_pytests_own(pytester):
+    (pytester.path / "docs").mkdir()
+    (pytester.path / "demos").mkdir()
+    (pytester.path / "docs" / "a.md").write_text(TOUR)
+    (pytester.path / "demos" / "b.md").write_text(TOUR)
+    result = pytester.runpytest(*PLUGIN, "--demorun", "-q", "docs/", "demos/")
+    result.assert_outcomes(passed=2)
+
+
+def test_pytest_short_summary_keeps_what_differs(pytester):
+    (pytester.path / "w.md").write_text("```bash\nprintf 'NAME   STATUS\\nweb    Pending\\n'\n"
+                                        "## NAME   STATUS\n## web    Running\n```\n")
+    result = pytester.runpytest(*PLUGIN, "--demorun", "-rf", "w.md")
+    result.stdout.fnmatch_lines(["FAILED w.md::line-2 - web: STATUS expected Running, got Pending"])
