@@ -41,7 +41,7 @@ test: tools install
 	$(BIN)/ruff check runner tests tools bench
 	$(BIN)/mypy
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2
-	$(BIN)/demorun check demos README.md
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/demorun check demos README.md
 
 # The default suite, plus the whole corpus where it takes a sample (-m exhaustive), and property
 # tests drawing new examples each run (the default suite draws the same ones every time).

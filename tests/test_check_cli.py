@@ -1,9 +1,11 @@
 """`demorun check`: statuses and `##` output checked end to end, reports, and --update."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -189,7 +191,9 @@ def test_no_workshops_in_a_folder_is_a_clear_error(demorun, tmp_path):
 
 
 def test_readme_examples_pass(demorun):
-    result = demorun("check", str(REPO / "README.md"))
+    # Its tutorial calls `demorun`, as a reader with .venv/bin on PATH does.
+    path = f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}"
+    result = demorun("check", str(REPO / "README.md"), env={"PATH": path})
     assert result.exit_code == 0, result.output
 
 

@@ -191,3 +191,28 @@ def test_pytest_short_summary_keeps_what_differs(pytester):
                                         "## NAME   STATUS\n## web    Running\n```\n")
     result = pytester.runpytest(*PLUGIN, "--demorun", "-rf", "w.md")
     result.stdout.fnmatch_lines(["FAILED w.md::line-2 - web: STATUS expected Running, got Pending"])
+
+
+# The README starts with the user.
+
+README = (REPO / "README.md").read_text()
+
+
+def test_the_readme_opens_with_the_two_commands_then_the_tutorial_and_leaves_internals_to_docs():
+    first_fence = README.split("```", 2)[1]
+    assert "make demo" in first_fence and "make test" in first_fence
+    tutorial = README.index("## Your first workshop")
+    assert tutorial < README.index("## Commands") < README.index("Exit codes, for every command:")
+    steps = README[tutorial:README.index("## Commands")]
+    for command in ("cat > hello.md", "demorun run hello.md", "demorun check hello.md", "sed -i",
+                    "demorun check --update hello.md", "demorun present hello.md"):
+        assert command in steps, command
+    assert ". .venv/bin/activate" in README[:tutorial]
+    for internal in ("subreaper", "/proc/", "input queue", "a socket that no other process can open"):
+        assert internal not in README, internal
+    assert "docs/internals.md" in README
+
+
+def test_make_test_checks_the_readme_with_demorun_on_path():
+    last = (REPO / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0].splitlines()[-1]
+    assert "demorun check demos README.md" in last and 'PATH="$(CURDIR)/$(BIN):$$PATH"' in last
