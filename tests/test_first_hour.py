@@ -135,7 +135,8 @@ def test_configured_exclude_and_include_choose_a_folders_workshops(demorun, tmp_
 def test_a_malformed_glob_is_a_configuration_error(demorun, tmp_path, glob):
     docs = _docs(tmp_path, f'exclude = ["{glob}"]')
     result = demorun("check", str(docs))
-    assert result.exit_code == 2 and "key 'exclude'" in result.output, result.output
+    assert result.exit_code == 2 and "key 'exclude'" in result.output and "expected a glob" in result.output, \
+        result.output
 
 
 # Every line says one thing.
