@@ -47,18 +47,34 @@ class _Options:
         except ValueError as exc:
             raise pytest.UsageError(f"--demorun-timeout: {exc}") from None
         self.no_init = config.getoption("demorun_no_init")
+        self._chosen: set[str] | None = None  # a folder's workshops, found when pytest first walks one
 
     def wants(self, path: Path) -> bool:
         """Whether pytest's walk reached a workshop this run should check: a file named (but pytest's
-        own Python tests), as `demorun check FILE` takes any file it is given, or a folder's Markdown
-        workshops (scripts run when named: in a folder they are mostly helpers)."""
-        from .discover import is_workshop
-
+        own Python tests), as `demorun check FILE` takes any file it is given, or one of a folder's
+        workshops as `check DIR` chooses them (include, exclude; scripts run when named)."""
         full = os.path.abspath(path)
         if full in self.roots:
             return not full.endswith(".py")
-        return (any(full.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots if os.path.isdir(r))
-                and is_workshop(full, scripts=False))
+        if self._chosen is None:
+            self._chosen = _folders_workshops([r for r in self.roots if os.path.isdir(r)])
+        return full in self._chosen
+
+
+def _folders_workshops(folders: list[str]) -> set[str]:
+    """The workshops `demorun check` would take from each folder (docs/ci.md#which-files)."""
+    from .discover import find_workshops
+    from .errors import ConfigError, ParseError
+
+    chosen: set[str] = set()
+    for folder in folders:
+        try:
+            chosen.update(os.path.abspath(file) for file, _ in find_workshops([folder], scripts=False))
+        except ParseError:
+            continue  # no workshop in it: pytest says it collected nothing
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return chosen
 
 
 _OPTIONS = pytest.StashKey[_Options]()

@@ -217,3 +217,13 @@ def test_the_readme_opens_with_the_two_commands_then_the_tutorial_and_leaves_int
 def test_make_test_checks_the_readme_with_demorun_on_path():
     last = (REPO / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0].splitlines()[-1]
     assert "demorun check demos README.md" in last and 'PATH="$(CURDIR)/$(BIN):$$PATH"' in last
+
+
+def test_pytest_demorun_chooses_a_folders_workshops_as_check_does(pytester):
+    (pytester.path / "docs").mkdir()
+    (pytester.path / "docs" / "INSTALL.md").write_text(INSTALL)
+    (pytester.path / "docs" / "tour.md").write_text(TOUR)
+    pytester.makepyprojecttoml('[tool.demorun]\nexclude = ["INSTALL.md"]\n')
+    result = pytester.runpytest(*PLUGIN, "--demorun", "docs")
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "docs" / "installed").exists()
