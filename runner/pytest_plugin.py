@@ -47,7 +47,8 @@ class _Options:
         except ValueError as exc:
             raise pytest.UsageError(f"--demorun-timeout: {exc}") from None
         self.no_init = config.getoption("demorun_no_init")
-        self._chosen: set[str] | None = None  # a folder's workshops, found when pytest first walks one
+        # The folders' workshops, chosen now: a bad include/exclude is a usage error before collecting.
+        self.chosen = _folders_workshops([r for r in self.roots if os.path.isdir(r)])
 
     def wants(self, path: Path) -> bool:
         """Whether pytest's walk reached a workshop this run should check: a file named (but pytest's
@@ -56,9 +57,7 @@ class _Options:
         full = os.path.abspath(path)
         if full in self.roots:
             return not full.endswith(".py")
-        if self._chosen is None:
-            self._chosen = _folders_workshops([r for r in self.roots if os.path.isdir(r)])
-        return full in self._chosen
+        return full in self.chosen
 
 
 def _folders_workshops(folders: list[str]) -> set[str]:

@@ -227,3 +227,13 @@ def test_pytest_demorun_chooses_a_folders_workshops_as_check_does(pytester):
     result = pytester.runpytest(*PLUGIN, "--demorun", "docs")
     result.assert_outcomes(passed=1)
     assert not (pytester.path / "docs" / "installed").exists()
+
+
+def test_pytest_demorun_says_a_bad_glob_as_a_usage_error(pytester):
+    (pytester.path / "docs").mkdir()
+    (pytester.path / "docs" / "tour.md").write_text(TOUR)
+    pytester.makepyprojecttoml('[tool.demorun]\nexclude = [""]\n')
+    result = pytester.runpytest(*PLUGIN, "--demorun", "docs")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*key 'exclude'*expected a glob*"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
