@@ -208,7 +208,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                         continue
                     checks.append(check)
                     secrets |= check.secrets
-                    _progress(check, Redactor(secrets), strict, update)
+                    _progress(check, Redactor(secrets), update)
                     if check.stopped:
                         aborted = Aborted(check.stopped)
                         if jobs <= 1:
@@ -300,7 +300,7 @@ def _say_left_out(paths: list[str], verbose: bool, taken: set[str]) -> None:
             _echo(f"demorun: {file}: not a workshop: {reason}", err=True)
 
 
-def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) -> None:
+def _progress(check: FileCheck, redact: Redactor, update: bool) -> None:
     """A file's line as it finishes, after its lint errors when they were not said as it started;
     with --update, how many of its blocks are to be written once every file is checked."""
     report = check.report
