@@ -23,6 +23,7 @@ from ..session.session import Session
 from ..verify.command import verify_command
 from ..verify.values import VerifyOptions
 from . import timeouts
+from .authoring import EndlessGuard, EndlessLimit, SectionNeeds, WaitFor, write_file
 from .listener import Broadcast, Listener
 from .walk import Action, action_for, may_run, skip_reason
 
@@ -47,6 +48,11 @@ class Policy:
     default_timeout: float = DEFAULT_TIMEOUT
     verify: VerifyOptions = VerifyOptions()
     secret_names: tuple[str, ...] = ()  # more variables whose values count as secrets (configuration)
+    # A command that never ends by itself (runner/parse/endless.py) with none of @stop-after,
+    # @wait-for, @timeout or `&`: None lets it run to the default; a number is its own short limit;
+    # with `endless_fail` it fails at once instead (check --strict).
+    endless_limit: float | None = None
+    endless_fail: bool = False
 
 
 def bash_syntax(commands: Sequence[str]) -> list[str | None]:
@@ -95,6 +101,9 @@ class Engine:
         self.exit_step: Step | None = None  # the command after which bash exited
         self.current: Step | None = None  # the command running now
         self.shells_ended: dict[int, str] = {}  # @$SHELL scopes whose bash exited: why the rest is not run
+        self.pause_on_failure: Callable[[Step], bool] | None = None  # True: stop the run (run/check)
+        self.section_needs = SectionNeeds(self.listener)  # @requires of one section
+        self.endless = EndlessGuard(policy.endless_limit, policy.endless_fail)
 
     def _syntax_errors(self) -> dict[int, str]:
         """Ask once, for the whole plan, which commands bash would reject."""
@@ -112,6 +121,14 @@ class Engine:
         A step that uses the shell is first taken to the bash of its @$SHELL calls.
         """
         reason = self._in_ended_shell(step) or skip_reason(step, self.hooks_active, self.stopped_by)
+        if reason is None and step.requires:
+            reason = self.section_needs.missing(step)
+        if reason is None and step.kind is Kind.FILE:
+            failed = write_file(step)
+            if failed is not None:
+                self._stop_after_failure(step)
+                self._record(StepResult(step, Verdict(Status.FAIL, failed), None, index))
+            return Action.SKIP
         if reason is None:
             action = action_for(step)
             if self.plan.shells and (action in (Action.RUN, Action.HOOK) or step.kind is Kind.PRINT):
@@ -284,7 +301,12 @@ class Engine:
                 verdict = Verdict(Status.FAIL, f"{step.loc}: @ends-shell, but the shell did not end here")
             if verdict.status is Status.FAIL and not nested_ended:
                 self._stop_after_failure(step)
-        return self._record(StepResult(step, verdict, outcome, index))
+        result = self._record(StepResult(step, verdict, outcome, index))
+        if verdict.status is Status.FAIL and self.pause_on_failure is not None and self.session.alive:
+            # run/check --pause-on-failure: the person looks around in this very shell, then says go on or stop
+            self.stopped_by = f"not run: stopped in the shell at the failure at {step.loc}" \
+                if self.pause_on_failure(step) else None
+        return result
 
     def _stop_after_failure(self, step: Step) -> None:
         """Unless the policy goes on, the commands after a failed one are skipped, saying where it failed."""
@@ -316,30 +338,51 @@ class Engine:
             timeouts.resolve(modifiers, self.policy.default_timeout)
         retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
         ahead = self._ahead(index) if self._plain[index] and not interactive else ()
+        endless = None if modifiers.wait_for or interactive else self.endless.judge(step)
+        if endless is not None and endless.fails:
+            return Verdict(Status.FAIL, f"{step.loc}: {endless.advice}"), None
         while True:
             limit = limits.timeout if retry_deadline is None else \
                 limits.attempt_timeout(retry_deadline, time.monotonic())
+            if endless is not None:
+                limit = min(limit, endless.limit)
+            waiting = WaitFor(modifiers.wait_for, self.session) if modifiers.wait_for else None
             try:
-                outcome = self.session.run(
-                    step.text,
-                    timeout=limit,
-                    stop_after=limits.stop_after,
-                    on_output=lambda chunk: self.listener.on_output(step, chunk),
-                    interactive=interactive,
-                    ahead=ahead,
-                )
+                outcome = self._run_once(step, limit, limits.stop_after, waiting, interactive, ahead)
             except CommandRejected as exc:
                 return self._rejected(step, self._reason(step, exc)), None
-            if outcome.timed_out:
-                outcome = dataclasses.replace(outcome, limit=limit)
-            verdict = verify_command(judged, outcome, options=self.policy.verify)
-            if not verdict.passed and judged.expected is not None:
-                verdict = self._verify_masked(judged, outcome) or verdict
+            verdict, outcome = self._judge(judged, outcome, waiting, endless)
             if (verdict.passed or retry_deadline is None or not self.session.alive
                     or not limits.may_retry(retry_deadline, time.monotonic())):
                 return verdict, outcome
             self.listener.on_notice(step.loc, f"{verdict.message}; retrying in {limits.retry_every:g}s")
             time.sleep(limits.retry_every)
+
+    def _run_once(self, step: Step, limit: float, stop_after: float | None, waiting: WaitFor | None,
+                  interactive: bool, ahead: Sequence[str]) -> Outcome:
+        """One attempt at a command; with @wait-for, its output is watched for the pattern as it comes."""
+        def on_output(chunk: bytes) -> None:
+            self.listener.on_output(step, chunk)
+            if waiting is not None:
+                waiting.feed(chunk)
+
+        outcome = self.session.run(step.text, timeout=limit, stop_after=stop_after, on_output=on_output,
+                                   interactive=interactive, ahead=ahead)
+        return dataclasses.replace(outcome, limit=limit) if outcome.timed_out else outcome
+
+    def _judge(self, judged: Step, outcome: Outcome, waiting: WaitFor | None,
+               endless: EndlessLimit | None) -> tuple[Verdict, Outcome]:
+        """The verdict on one attempt: @wait-for's first, then the status and `##` output."""
+        if waiting is not None:
+            outcome, failed = waiting.settle(judged, outcome)
+            if failed is not None:
+                return failed, outcome
+        verdict = verify_command(judged, outcome, options=self.policy.verify)
+        if endless is not None and outcome.timed_out:
+            verdict = dataclasses.replace(verdict, details=(*verdict.details, endless.advice))
+        if not verdict.passed and judged.expected is not None:
+            verdict = self._verify_masked(judged, outcome) or verdict
+        return verdict, outcome
 
     def _ahead(self, index: int) -> list[str]:
         """The commands after `index` the walk will run next with nothing else asked of the session

@@ -45,6 +45,8 @@ def step_to_json(step: Step, index: int) -> dict:
         "if_hooks": list(step.if_hooks),
         "called_from": [_loc(loc) for loc in step.called_from],
         "nested": list(step.nested),
+        "target": step.target,
+        "requires": [{"tool": r.tool, **_loc(r.loc)} for r in step.requires],
     }
 
 
@@ -122,6 +124,8 @@ def describe_modifiers(m: Modifiers) -> list[str]:
         every = f" every {_seconds(m.retry_every)}" if m.retry_every != _DEFAULT.retry_every else ""
         words.append(f"@retry {_seconds(m.retry)}{every}")
     words += [f"@mask {mask}" for mask in m.masks]
+    if m.wait_for is not None:
+        words.append(f"@wait-for {m.wait_for}")
     words += [f"@{pin} {shlex.join(names)}" for pin, names in (("literal", m.literal), ("volatile", m.volatile))
               if names]
     if m.optional:
@@ -139,6 +143,8 @@ def _text_lines(plan: Plan) -> list[str]:
         first, *rest = step.text.split("\n") if step.text else [""]
         if step.kind is Kind.HOOK:
             first = f"{first} ($DEMO_HOOK_{step.hook_var})"
+        if step.kind is Kind.FILE:
+            first = f"writes {step.target}: {first}"
         more = f"  (+{len(rest)} lines)" if rest else ""
         out.append(f"{_span(step.loc, step.end_line):<32} {step.kind.value:<8} "
                    f"{step.visibility.value:<5} {first}{more}".rstrip())
@@ -152,6 +158,8 @@ def _text_lines(plan: Plan) -> list[str]:
         if step.if_hooks:
             out.append(f"{pad}only if " + " and ".join(f"$DEMO_HOOK_{v}" for v in step.if_hooks)
                        + (" are set" if len(step.if_hooks) > 1 else " is set"))
+        if step.requires:
+            out.append(f"{pad}section needs " + ", ".join(f"{r.tool} ({r.loc})" for r in step.requires))
         if step.called_from:
             out.append(f"{pad}via " + " < ".join(str(loc) for loc in reversed(step.called_from)))
     if plan.requires:

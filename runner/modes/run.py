@@ -10,8 +10,10 @@ import click
 
 from ..cluster.guard import ClusterGuard, ClusterOptions
 from ..config import Config, load_config
+from ..engine.authoring import no_terminal_reason, shell_at_failure
 from ..engine.core import Engine, Policy
 from ..engine.listener import Listener
+from ..engine.sections import left_out_line, narrow
 from ..engine.signals import interrupts
 from ..errors import MissingRequirement
 from ..model import Expect, Kind, Plan, SourceLoc, Step, Visibility
@@ -178,13 +180,20 @@ class TimingListener(Listener):
 def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | None, quiet: bool,
                record: str | None, timeout: float | None, no_init: bool,
                cluster: ClusterOptions | None = None, verbose: bool = False,
-               timings: str | None = None) -> int:
+               timings: str | None = None, start_at: str | None = None, stop_at: str | None = None,
+               pause_on_failure: bool = False) -> int:
     """Replay FILE; 0 when every command succeeded (or it has none), 1 otherwise, N after `exit N`.
 
     `timings`: None for none, "" to print them at the end, a path to write them as JSON too.
+    `start_at`, `stop_at`: the sections to replay (--from, --to; --section is both); what comes
+    before runs hidden, as setup, and what comes after is left out.
+    `pause_on_failure`: the workshop's shell for the person at the terminal at each failure.
     """
     cluster = cluster or ClusterOptions()
     plan = load_plan(file, no_init=no_init)
+    narrowed = narrow(plan, start_at, stop_at) if start_at or stop_at else None
+    plan = narrowed.plan if narrowed else plan
+    pause = pause_on_failure and _can_pause()
     config = load_config(file)
     findings = start_findings(plan)
     for line in said_before(file, findings, None, goes_on="the run goes on, as demosh's would"):
@@ -217,7 +226,8 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         engine = _replay(plan, args, config, timeout=timeout, cluster=cluster,
                          listeners=[listener, drift] + ([] if clock is None else [TimingListener(clock)]),
                          verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW,
-                         read_ahead=not (speed or record or clock), keep_going=keep_going)
+                         read_ahead=not (speed or record or clock or pause), keep_going=keep_going,
+                         pause=pause)
         redact = engine.secrets.redactor
     finally:
         screen.reset_leftovers()
@@ -231,12 +241,15 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             clock.write(timings)
     if drift.drifted:
         screen.notice(drift_line(drift.drifted))
+    narrowing = left_out_line(narrowed) if narrowed else None
+    if narrowing:
+        screen.notice(narrowing)
     return _ending(engine, screen, time.monotonic() - started)
 
 
 def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | None, cluster: ClusterOptions,
             listeners: list[Listener], verbose: bool, follow: Callable[[Step], bool], read_ahead: bool,
-            keep_going: bool) -> Engine:
+            keep_going: bool, pause: bool = False) -> Engine:
     """The engine after walking the whole plan in a session of its own, which has ended."""
     limit = effective_timeout(timeout, config)
     # Progress for what the replay does not show; the status line goes before anyone prints a failure.
@@ -252,6 +265,8 @@ def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | Non
             check_output=False, keep_going=keep_going, run_hooks=True,
             default_timeout=limit, secret_names=config.secrets))
         live.append(engine)
+        if pause:
+            engine.pause_on_failure = shell_at_failure(session, Screen().notice)
         progress.mask_with(engine.secrets)
         for listener in listeners:
             if isinstance(listener, DriftListener):
@@ -284,6 +299,15 @@ def _ending(engine: Engine, screen: Screen, elapsed: float) -> int:
         return 1
     screen.line(f"{ran} command{'s' if ran != 1 else ''} ran, all succeeded ({elapsed:.1f}s)", GREEN)
     return 0
+
+
+def _can_pause() -> bool:
+    """Whether --pause-on-failure can hand the shell to someone; if not, says why, and the run goes on without."""
+    reason = no_terminal_reason()
+    if reason:
+        click.echo(f"demorun: --pause-on-failure: {reason}, so there is nobody to hand the shell to; "
+                   "going on as without it", err=True)
+    return reason is None
 
 
 def _announce(message: str) -> None:
