@@ -89,10 +89,11 @@ def narrow(plan: Plan, start: str | None = None, stop: str | None = None) -> Nar
 
     Steps before `start` stay, hidden and with their `##` blocks dropped (setup is run, not
     checked); steps after `stop` are cut from the plan."""
-    first = find_section(plan, start, "--from").index if start else 0
+    alone = start is not None and start == stop  # --section
+    first = find_section(plan, start, "--section" if alone else "--from").index if start else 0
     end = len(plan.steps)
     if stop:
-        last = find_section(plan, stop, "--to")
+        last = find_section(plan, stop, "--section" if alone else "--to")
         if last.index < first:
             raise DemorunError(f"{plan.file}: --to {stop!r} comes before --from {start!r}")
         end = section_end(plan, last)

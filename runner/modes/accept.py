@@ -1,12 +1,12 @@
 """`check --interactive`: each `##` block that differs, shown with its diff, accepted, skipped or quit."""
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 
 import click
 
+from ..engine.authoring import no_terminal_reason
 from ..errors import DemorunError
 from ..printable import visible
 from .update import Proposed, unified_diff, updated_text
@@ -27,8 +27,9 @@ class Asker:
     @classmethod
     def on_terminal(cls) -> Asker:
         """An asker on the terminal; a usage error when standard input is not one (nobody could answer)."""
-        if sys.stdin is None or not os.isatty(sys.stdin.fileno()):
-            raise DemorunError("check --interactive asks at a terminal, and standard input is not one "
+        reason = no_terminal_reason()
+        if reason is not None:
+            raise DemorunError(f"check --interactive asks at a terminal, and {reason} "
                                "(--update writes every block without asking)")
         return cls(_read_line, lambda text: click.echo(text, nl=False))
 
