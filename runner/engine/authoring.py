@@ -56,6 +56,7 @@ class WaitFor:
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.seen = ""
         self.matched = False
+        self.line = ""  # the line that matched, as far as it had come when it matched
 
     def feed(self, chunk: bytes) -> None:
         if self.matched:
@@ -63,8 +64,11 @@ class WaitFor:
         self.seen += self.decoder.decode(chunk).replace("\r", "")
         if len(self.seen) > 2 * WINDOW:
             self.seen = self.seen[-WINDOW:]
-        if self.regex.search(self.seen):
+        found = self.regex.search(self.seen)
+        if found:
             self.matched = True
+            start = self.seen.rfind("\n", 0, found.end() - 1 if found.end() else 0) + 1
+            self.line = self.seen[start:].split("\n", 1)[0]
             self.session.interrupt()
 
     def settle(self, step: Step, outcome: Outcome) -> tuple[Outcome, Verdict | None]:
@@ -77,14 +81,21 @@ class WaitFor:
             tail = tuple(outcome.output.splitlines()[-10:])
             return outcome, Verdict(Status.FAIL, f"{step.loc}: @wait-for {self.pattern}: {how} and its output "
                                     "never matched", tail)
-        output = _cut(outcome.output, found.end() if found else None)
+        output = _cut(outcome.output, found.end() if found else None, self.line)
         if outcome.recovery == "interrupted" or (outcome.timed_out and self.matched):
             outcome = dataclasses.replace(outcome, status=0, timed_out=False, stopped=True, recovery=None)
         return dataclasses.replace(outcome, output=output), None
 
 
-def _cut(output: str, end: int | None) -> str:
-    """The output up to the end of the line where the match ended, without the interrupt's `^C`."""
+def _cut(output: str, end: int | None, line: str) -> str:
+    """The output up to the end of the line where the match ended, without the interrupt's `^C`.
+
+    `line` is that line as it came: the terminal's echo of Ctrl-C can overwrite the newline after
+    it, leaving the interrupted program's last words on the same line."""
+    if end is not None and line:
+        start = output.rfind("\n", 0, max(end - 1, 0)) + 1
+        if output.startswith(line, start):
+            return output[:start + len(line)] + "\n"
     if end is None:  # matched as it came, not in the output as kept (a line redrawn): up to the interrupt
         end = output.find("^C")
         end = len(output) if end < 0 else end
