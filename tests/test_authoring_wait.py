@@ -136,3 +136,23 @@ def test_check_gives_a_never_ending_command_a_short_limit_of_its_own(demorun, wo
     assert result.exit_code == 1
     assert time.monotonic() - started < 15
     assert "`tail -f` never ends by itself, so it was given 2s, not the default limit" in result.output
+
+
+def test_a_program_that_waits_for_keys_is_told_to_pipe_to_cat(demorun, workshop):
+    path = workshop("""
+        ```bash
+        less /etc/hostname
+        ```
+        """)
+    assert "it waits for keys nobody presses unattended: pipe its output to `cat`" in demorun("lint", path).output
+
+
+def test_a_never_ending_command_in_the_background_or_bounded_is_left_alone_by_check(demorun, workshop):
+    path = workshop("""
+        ```bash
+        timeout 1 tail -f /dev/null; echo "status $?"
+        ## status 124
+        ```
+        """)
+    result = demorun("check", "--strict", path)
+    assert result.exit_code == 0, result.output

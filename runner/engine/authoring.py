@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model import Plan, Step
-from ..parse.endless import ENDLESS_FIX, never_ends
+from ..parse.endless import fix_for, never_ends
 from ..results import Outcome, Status, Verdict
 from ..session.session import Session
 from .listener import Listener
@@ -135,10 +135,10 @@ class EndlessGuard:
             return None
         if self.fail:
             return EndlessLimit(0.0, f"`{endless.reason}` never ends by itself, and --strict does not wait "
-                                f"for it: {ENDLESS_FIX}", True)
+                                f"for it: {fix_for(endless.reason)}", True)
         limit = self.limit or 0.0
         return EndlessLimit(limit, f"`{endless.reason}` never ends by itself, so it was given {limit:g}s, "
-                            f"not the default limit: {ENDLESS_FIX}", False)
+                            f"not the default limit: {fix_for(endless.reason)}", False)
 
 
 class SectionNeeds:

@@ -7,7 +7,7 @@ from ..discover import find_workshops
 from ..errors import ConfigError, ParseError
 from ..model import Finding, Plan, Severity, SourceLoc, Visibility
 from ..parse.bash_syntax import check_syntax_located
-from ..parse.endless import ENDLESS_FIX, never_ends
+from ..parse.endless import fix_for, never_ends
 from ..parse.migration import (
     migration_findings,
     no_show_finding,
@@ -123,7 +123,7 @@ def _endless_findings(plans: list[Plan]) -> list[Finding]:
             endless = never_ends(step.text)
             if endless is not None:
                 findings.append(Finding(step.loc, Severity.WARNING, "never-ends",
-                                        f"`{endless.reason}` never ends by itself: {ENDLESS_FIX}"))
+                                        f"`{endless.reason}` never ends by itself: {fix_for(endless.reason)}"))
     return findings
 
 

@@ -116,5 +116,16 @@ def _endless_tool(program: str, args: list[str], verbs: list[str]) -> str | None
     return None
 
 
+_KEY_READERS = frozenset({"less", "more", "most", "man", "vi", "vim", "nvim", "nano", "emacs", "tig", "top", "htop",
+                          "btop", "k9s", "waits for keys (read)"})
+
+
+def fix_for(reason: str) -> str:
+    """How the author says how a never-ending command of this kind ends, for lint and check."""
+    if reason in _KEY_READERS:
+        return f"it waits for keys nobody presses unattended: pipe its output to `cat`, or {ENDLESS_FIX}"
+    return ENDLESS_FIX
+
+
 ENDLESS_FIX = ("say how it ends: @stop-after D (stop it after D, a success), @wait-for REGEX (stop it once "
                "its output matches) or `&` at its end (run it in the background)")
