@@ -141,3 +141,23 @@ def test_requires_above_the_second_heading_is_for_the_whole_file(demorun, worksh
         ```
         """)
     assert demorun("check", path).exit_code == 3
+
+
+def test_a_setup_named_by_needs_runs_whole_under_section(demorun, workshop):
+    workshop("""
+        ```bash
+        echo setting up
+        ```
+        """, name="setup.md")
+    path = workshop("""
+        <!-- @needs setup.md -->
+        ## Only this
+
+        ```bash
+        echo only
+        ## only
+        ```
+        """)
+    result = demorun("check", "--section", "Only this", path)
+    assert result.exit_code == 0, result.output
+    assert "ERROR" not in result.output

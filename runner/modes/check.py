@@ -84,7 +84,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         plan = load_plan(file, no_init=no_init, parsed=None if update else plan)
         config = load_config(file)
         fingerprints = read_fingerprints({s.loc.file for s in plan.steps}) if update else {}
-        if any(sections):
+        if any(sections) and not (cluster and cluster.hold):  # a setup (@needs) runs whole
             narrowed = narrow(plan, *sections)
             plan = narrowed.plan
     except (ParseError, ConfigError) as exc:
