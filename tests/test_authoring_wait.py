@@ -23,7 +23,7 @@ def test_wait_for_ends_the_command_at_the_match_and_compares_what_came_before(de
         ```
         """)
     started = time.monotonic()
-    result = demorun("check", path)
+    result = demorun("check", "--timeout", "20s", path)  # a wait that never stops fails, not hangs
     assert result.exit_code == 0, result.output
     assert time.monotonic() - started < 20  # not the 30 s of a never-ending command, nor 10 minutes
 
@@ -38,7 +38,7 @@ def test_the_interrupt_s_noise_is_never_compared(demorun, workshop):
         ## wrong
         ```
         """)
-    assert demorun("check", "--update", path).exit_code == 0
+    assert demorun("check", "--update", "--timeout", "20s", path).exit_code == 0
     text = open(path).read()
     assert "## starting\n## ready\n" in text
     assert "KeyboardInterrupt" not in text and "^C" not in text and "Traceback" not in text
