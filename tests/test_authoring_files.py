@@ -131,3 +131,20 @@ def test_update_never_touches_a_file_fence(demorun, workshop):
     assert demorun("check", "--update", path).exit_code == 0
     text = Path(path).read_text()
     assert "## not an output block\nold text\n" in text and "## new" in text
+
+
+def test_a_fence_may_not_overwrite_the_workshop_itself(demorun, workshop):
+    path = workshop("""
+        ```text file=workshop.md
+        gone
+        ```
+
+        ```bash
+        echo x
+        ```
+        """)
+    before = Path(path).read_text()
+    result = demorun("lint", path)
+    assert "writing it would replace the workshop" in result.output and result.exit_code == 1
+    assert demorun("check", path).exit_code == 2
+    assert Path(path).read_text() == before

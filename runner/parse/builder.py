@@ -441,6 +441,9 @@ class Builder:
     def _file(self, node: FileItem, loc: SourceLoc) -> None:
         """A fence to write: its path must stay inside the folder of the file that holds it."""
         problem = outside_tree(node.path)
+        target = _realpath(os.path.join(os.path.dirname(loc.file), node.path))
+        if problem is None and target in {self._key(path) for _, path in self.files} | {self._key(loc.file)}:
+            problem = "the path is the workshop being read: writing it would replace the workshop"
         if problem:
             self._finding(loc, Severity.ERROR, "file-outside-workshop", f"file={node.path}: {problem}")
             return
