@@ -1,6 +1,8 @@
 """run and check on part of a workshop (--from, --to, --section) and @requires for one section."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 SECTIONS = """
@@ -161,3 +163,22 @@ def test_a_setup_named_by_needs_runs_whole_under_section(demorun, workshop):
     result = demorun("check", "--section", "Only this", path)
     assert result.exit_code == 0, result.output
     assert "ERROR" not in result.output
+
+
+def test_a_tool_a_section_requires_is_not_undeclared(demorun, workshop):
+    path = workshop("""
+        # Title
+
+        ## Mesh
+
+        <!-- @requires linkerd -->
+
+        ```bash
+        linkerd version
+        ```
+        """)
+    assert "undeclared-tools" not in demorun("lint", path).output
+    if shutil.which("linkerd"):
+        pytest.skip("linkerd is installed here: the section runs")
+    result = demorun("check", "--requires-auto", path)
+    assert "skipped: missing tool linkerd" in result.output and "section 'Mesh'" in result.output
