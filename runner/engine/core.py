@@ -95,6 +95,7 @@ class Engine:
         self.exit_step: Step | None = None  # the command after which bash exited
         self.current: Step | None = None  # the command running now
         self.shells_ended: dict[int, str] = {}  # @$SHELL scopes whose bash exited: why the rest is not run
+        self.listener.on_start(self)
 
     def _syntax_errors(self) -> dict[int, str]:
         """Ask once, for the whole plan, which commands bash would reject."""
@@ -332,9 +333,7 @@ class Engine:
                 return self._rejected(step, self._reason(step, exc)), None
             if outcome.timed_out:
                 outcome = dataclasses.replace(outcome, limit=limit)
-            verdict = verify_command(judged, outcome, options=self.policy.verify)
-            if not verdict.passed and judged.expected is not None:
-                verdict = self._verify_masked(judged, outcome) or verdict
+            verdict = self.judge(judged, outcome)
             if (verdict.passed or retry_deadline is None or not self.session.alive
                     or not limits.may_retry(retry_deadline, time.monotonic())):
                 return verdict, outcome
@@ -396,6 +395,13 @@ class Engine:
         """bash's own words for a command the session could not run: the syntax check's, if it has any."""
         (said,) = self.syntax([step.text])
         return said or exc.message
+
+    def judge(self, step: Step, outcome: Outcome) -> Verdict:
+        """A command's verdict under the policy's reading of `##` blocks, for every mode alike."""
+        verdict = verify_command(step, outcome, options=self.policy.verify)
+        if not verdict.passed and step.expected is not None:
+            verdict = self._verify_masked(step, outcome) or verdict
+        return verdict
 
     def _verify_masked(self, step: Step, outcome: Outcome) -> Verdict | None:
         """A passing verdict when the output matches once secrets read as ***, as `--update` writes them."""

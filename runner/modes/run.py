@@ -1,7 +1,6 @@
 """`demorun run`: replay a workshop unattended, showing what the audience would see."""
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -10,24 +9,22 @@ import click
 
 from ..cluster.guard import ClusterGuard, ClusterOptions
 from ..config import Config, load_config
-from ..engine.core import Engine, Policy
-from ..engine.listener import Listener
+from ..engine.core import Engine
+from ..engine.listener import Listener, Run
 from ..engine.signals import interrupts
 from ..errors import MissingRequirement
 from ..model import Expect, Kind, Plan, SourceLoc, Step, Visibility
-from ..printable import visible
 from ..report.progress import Progress
-from ..results import Status, StepResult
+from ..results import Outcome, Status, StepResult, Verdict
 from ..secrets import UNREAD, Redactor, SecretTracker
 from ..terminal.screen import DIM, GREEN, YELLOW, Screen
 from ..timings import Timings, check_writable
-from ..verify.command import TAIL, verify_command
+from ..verify.command import TAIL
 from ..verify.normalise import normalise
-from ..verify.values import VerifyOptions
+from .engine_setup import RUN, announce, policy_for
 from .missing_tools import explained
 from .preamble import nothing_to_run, nothing_to_run_line, said_before, start_findings
 from .setup import (
-    effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
@@ -53,6 +50,9 @@ class ReplayListener(Listener):
         self.hidden_output = bytearray()
         self.hidden_cut = False  # the start of hidden_output was dropped, perhaps mid-line
         self.secrets: SecretTracker | None = None
+
+    def on_start(self, run: Run) -> None:
+        self.secrets = run.secrets
 
     def _redact(self, text: str) -> str:
         return self.secrets.redactor(text) if self.secrets is not None else text
@@ -127,23 +127,23 @@ class ReplayListener(Listener):
 
 
 class DriftListener(Listener):
-    """Compares the output of commands that succeeded with their `##` blocks, as `check` would,
-    to name those that drifted: a replay does not fail on them, but says so at the end."""
+    """Compares the output of commands that succeeded with their `##` blocks, as `check` would
+    (the run's own judge), to name those that drifted: a replay does not fail on them, but says
+    so at the end."""
 
-    def __init__(self, options: VerifyOptions):
-        self.options = options
-        self.redact: Callable[[], Callable[[str], str]] = lambda: (lambda text: text)  # secrets seen so far
+    def __init__(self) -> None:
+        self.judge: Callable[[Step, Outcome], Verdict] | None = None
         self.drifted: list[SourceLoc] = []
+
+    def on_start(self, run: Run) -> None:
+        self.judge = run.judge
 
     def on_step_done(self, result: StepResult) -> None:
         step, outcome = result.step, result.outcome
         if outcome is None or step.expected is None or step.modifiers.expect is Expect.IGNORE \
                 or result.verdict.status is not Status.PASS:
             return
-        if verify_command(step, outcome, options=self.options).passed:
-            return
-        masked = dataclasses.replace(outcome, output=self.redact()(outcome.output))
-        if not verify_command(step, masked, options=self.options).passed:
+        if self.judge is not None and not self.judge(step, outcome).passed:
             self.drifted.append(step.loc)
 
 
@@ -208,8 +208,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         recorder = CastRecorder(record, width=max(size.columns, 80), height=max(size.lines, 24), title=file)
     screen = Screen(record=recorder.output if recorder else None)
     listener = ReplayListener(screen, quiet=quiet, speed=speed, plan=plan)
-    drift = DriftListener(VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns,
-                                        collect_forgiven=False))
+    drift = DriftListener()
     clock = Timings(file) if timings is not None else None
     started = time.monotonic()
     redact = Redactor()
@@ -238,26 +237,18 @@ def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | Non
             listeners: list[Listener], verbose: bool, follow: Callable[[Step], bool], read_ahead: bool,
             keep_going: bool) -> Engine:
     """The engine after walking the whole plan in a session of its own, which has ended."""
-    limit = effective_timeout(timeout, config)
+    policy = policy_for(RUN, config, timeout=timeout, keep_going=keep_going)
     # Progress for what the replay does not show; the status line goes before anyone prints a failure.
     progress = Progress(verbose=verbose, follow=follow)
     live: list[Engine] = []
     running = lambda: live[0].running() if live else None  # noqa: E731
     with interrupts(lambda: live[0].session if live else None, where=running), \
-            ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
-            open_session(plan.file, args, config, timeout=limit, extra_env=guard.env,
+            ClusterGuard(plan, cluster, config_env=config.env, announce=announce) as guard, progress, \
+            open_session(plan.file, args, config, timeout=policy.default_timeout, extra_env=guard.env,
                          read_ahead=read_ahead) as session:
         guard.attach(session)
-        engine = Engine(plan, session, listeners=[progress, *listeners, *guard.listeners], policy=Policy(
-            check_output=False, keep_going=keep_going, run_hooks=True,
-            default_timeout=limit, secret_names=config.secrets))
+        engine = Engine(plan, session, listeners=[progress, *listeners, *guard.listeners], policy=policy)
         live.append(engine)
-        progress.mask_with(engine.secrets)
-        for listener in listeners:
-            if isinstance(listener, DriftListener):
-                listener.redact = lambda: engine.secrets.redactor
-            elif isinstance(listener, ReplayListener):
-                listener.secrets = engine.secrets
         try:
             engine.run_all()
         finally:
@@ -284,7 +275,3 @@ def _ending(engine: Engine, screen: Screen, elapsed: float) -> int:
         return 1
     screen.line(f"{ran} command{'s' if ran != 1 else ''} ran, all succeeded ({elapsed:.1f}s)", GREEN)
     return 0
-
-
-def _announce(message: str) -> None:
-    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands

@@ -44,13 +44,6 @@ def missing_requirements(plan: Plan, extra: Sequence[str] = (), config: Config |
     return shortfall(plan, extra, {**os.environ, **(config.env if config else {})})
 
 
-def effective_timeout(cli_timeout: float | None, config: Config) -> float:
-    """The run's default limit per command (engine.timeouts decides)."""
-    from ..engine.timeouts import effective_timeout as _effective
-
-    return _effective(cli_timeout, config.timeout)
-
-
 def open_session(file: str, args: list[str], config: Config, *, timeout: float,
                  cols: int = 80, rows: int = 24, unattended: bool = True, read_ahead: bool | None = None,
                  extra_env: Mapping[str, str] | None = None) -> Session:
