@@ -23,6 +23,7 @@ from ..verify.command import TAIL
 from ..verify.normalise import normalise
 from .engine_setup import RUN, announce, policy_for
 from .missing_tools import explained
+from .output_tail import tail_text
 from .preamble import nothing_to_run, nothing_to_run_line, said_before, start_findings
 from .setup import (
     load_plan,
@@ -31,7 +32,6 @@ from .setup import (
 )
 
 HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
-HIDDEN_OUTPUT_BYTES = 65536  # what is kept of it to find those lines
 
 
 class ReplayListener(Listener):
@@ -47,8 +47,6 @@ class ReplayListener(Listener):
         self.quiet = quiet
         self.speed = speed
         self.plan = plan  # for the cure of a missing tool, in the workshop's own syntax
-        self.hidden_output = bytearray()
-        self.hidden_cut = False  # the start of hidden_output was dropped, perhaps mid-line
         self.secrets: SecretTracker | None = None
 
     def on_start(self, run: Run) -> None:
@@ -74,8 +72,6 @@ class ReplayListener(Listener):
             self.screen.printed(text)
 
     def on_step_start(self, index: int, step: Step) -> None:
-        self.hidden_output.clear()
-        self.hidden_cut = False
         if self._visible(step) and step.modifiers.show:
             self.screen.prompt()
             self.screen.command(step.text, speed=self.speed if step.modifiers.typeout else None)
@@ -84,11 +80,6 @@ class ReplayListener(Listener):
     def on_output(self, step: Step, chunk: bytes) -> None:
         if self._visible(step):
             self.screen.write(chunk)
-        else:
-            self.hidden_output += chunk
-            if len(self.hidden_output) > HIDDEN_OUTPUT_BYTES:
-                del self.hidden_output[:-HIDDEN_OUTPUT_BYTES]
-                self.hidden_cut = True
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
@@ -103,7 +94,7 @@ class ReplayListener(Listener):
         if not self._visible(step) and outcome is not None:
             self.screen.failure(f"{step.loc}: this command failed:")
             self.screen.line(self._redact(step.text))
-            for line in [UNREAD] if unread else self._hidden_tail():
+            for line in [UNREAD] if unread else self._hidden_tail(outcome.output):
                 self.screen.line(line)
         self.screen.failure(self._redact(result.verdict.message))
         details = () if unread else result.verdict.details
@@ -114,12 +105,9 @@ class ReplayListener(Listener):
         for detail in details:
             self.screen.line(self._redact(detail))
 
-    def _hidden_tail(self) -> list[str]:
-        """The last lines a hidden command printed, secrets masked."""
-        text = bytes(self.hidden_output).decode("utf-8", "replace")
-        if self.hidden_cut:
-            text = text.partition("\n")[2]  # the first line may be a part, and a secret's part with it
-        return self._redact(text).splitlines()[-HIDDEN_OUTPUT_LINES:]
+    def _hidden_tail(self, output: str) -> list[str]:
+        """The last lines a hidden command printed, secrets masked (a secret over several lines too)."""
+        return self._redact(tail_text(output)).splitlines()[-HIDDEN_OUTPUT_LINES:]
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         if not self.quiet:
