@@ -325,7 +325,7 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
 
         write_html(run, html, redact)
     if json_path:
-        from .listing import write_run_json
+        from ..report.run_json import write_run_json
 
         write_run_json(run, json_path, redact)
     from ..report.annotations import github_annotations, in_github_actions
