@@ -32,9 +32,8 @@ KeysFilter = Callable[[bytes, Callable[[], bool]], bytes]
 class Reply(NamedTuple):
     """What bash made of one command: whether it ran, its status and output, and how it ended.
 
-    A named tuple: one is made for every command, and a frozen dataclass of these fields costs
-    more to build (0.72 against 1.17 us, 2% of a queued command's 22 us of CPU, bench/session.py
-    --tweaks).
+    A named tuple: one is made for every command, and a frozen dataclass costs more to build
+    (docs/performance.md, measured choices).
     """
 
     started: bool  # bash printed PS0: it parsed the whole command and ran it
@@ -54,8 +53,7 @@ class Request(NamedTuple):
 
     Fed (unattended), `ahead` are one-line commands (command, line) written behind this one,
     whose replies later exchanges read with `sent`. A named tuple, as Reply is: one is made
-    for every command (0.27 against 1.21 us as a frozen dataclass, 4% of a queued command's
-    CPU, bench/session.py --tweaks).
+    for every command.
     """
 
     chunks: tuple[bytes, ...]  # the command's lines, each sent when bash asks for it
