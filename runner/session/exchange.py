@@ -129,7 +129,7 @@ class Exchange:
         """The command's first line to write, and the commands queued behind it written now."""
         self._pending.extend(self._process.input.pieces(self._line))
         self._lines_sent = self._line.count(b"\n")
-        if request.ahead:  # each line one message already: framing.queueable takes no longer ones
+        if request.ahead:  # each line one message already: read_ahead.queueable takes no longer ones
             self._queue.offer(request.ahead, request.ahead_limit)
             self._pending.extend([line for _, line in request.ahead])
             # A batch is several messages: were bash to run this command, fail and drain its

@@ -18,6 +18,7 @@ from . import framing, processes
 from .bash import QUERY_TIMEOUT, Bash
 from .exchange import KeysFilter, Reply, Request
 from .pty_io import raw_terminal, window_size
+from .read_ahead import queueable
 
 UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
@@ -284,9 +285,8 @@ class Session:
         lost, self._lost = self._lost, False
         guard = bash.guard or framing.needs_guard(text)
         chunks = framing.frame(text, interactive, guard)
-        queued = framing.queueable(ahead, len(chunks[0])) if (
-            ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)
-            and len(chunks) == 1 and not framing.reads_descriptor(text)) else ()
+        queued = queueable(text, chunks, ahead) if (
+            ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)) else ()
         stdin_fd = _stdin_fd() if interactive else None
         self._interrupted = False
         start = time.monotonic()
