@@ -331,8 +331,6 @@ class Engine(Generic[S]):
                 )
             except CommandRejected as exc:
                 return self._rejected(step, self._reason(step, exc)), None
-            if outcome.timed_out:
-                outcome = dataclasses.replace(outcome, limit=limit)
             verdict = self.judge(judged, outcome)
             if (verdict.passed or retry_deadline is None or not self.session.alive
                     or not limits.may_retry(retry_deadline, time.monotonic())):
