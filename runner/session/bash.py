@@ -290,9 +290,10 @@ class Bash:
         try:
             self._await(token, exchange.INTERRUPT_GRACE, "bash did not come back to its prompt", line)
         except SessionError:
-            if not (interrupt and self.alive and self._process.kill_foreground()):
+            grace = exchange.kill_step(self._process) if interrupt and self.alive else None
+            if grace is None:
                 raise
-            self._await(token, exchange.KILL_GRACE, "bash did not come back to its prompt", line)
+            self._await(token, grace, "bash did not come back to its prompt", line)
         self._clean = True
 
     def query(self, body: str, timeout: float) -> str:

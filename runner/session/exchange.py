@@ -80,6 +80,13 @@ def gone(process: BashProcess, scanner: Scanner, output: Output) -> int:
     return status
 
 
+def kill_step(process: BashProcess) -> float | None:
+    """The ladder's step after Ctrl-C, for every wait on bash (a command's exchange, the session's
+    own sync): SIGKILL of the command's processes, and the time bash then has to come back; None
+    when there is nothing to kill, and the shell must be replaced."""
+    return KILL_GRACE if process.kill_foreground() else None
+
+
 class Exchange:
     """One command's round trip, as state: each event read from bash has its handler, and each
     pass of `run` handles what was read already, writes what is pending, looks at the clocks,
@@ -201,8 +208,9 @@ class Exchange:
             self._interrupt(now)
             self._deadline = now + INTERRUPT_GRACE
             return None
-        if self._stage is Escalation.KILLED and self._process.kill_foreground():
-            self._deadline = now + KILL_GRACE
+        grace = kill_step(self._process) if self._stage is Escalation.KILLED else None
+        if grace is not None:
+            self._deadline = now + grace
             return None
         return self._reply(None, stage=Escalation.REPLACED)
 
