@@ -92,7 +92,7 @@ class Exchange:
     pass of `run` handles what was read already, writes what is pending, looks at the clocks,
     waits, and handles what came.
 
-    Only the unread tail is searched for markers, so long output stays linear. `settled` are the
+    Only the unread tail is searched for markers, so long output stays linear. `tty_after` are the
     pty's attributes to restore once bash has read a command sent byte for byte.
     """
 
@@ -102,7 +102,7 @@ class Exchange:
     _next_chunk = 1  # the index of the line to send when bash asks for more
     _lines_sent = 1
     _continuations = 0
-    _settled: TtyAttrs | None = None
+    _tty_after: TtyAttrs | None = None
     _started = _stuck = interrupted = False
     _stage = Escalation.NONE
     _note: str | None = None  # who was reading the terminal, or what was repaired
@@ -115,7 +115,7 @@ class Exchange:
     rest: Events  # events read past the prompt, the next exchange's: set as it ends there
 
     def __init__(self, process: BashProcess, queue: ReadAhead, scanner: Scanner, events: Events,
-                 request: Request, settled: TtyAttrs | None = None):
+                 request: Request, tty_after: TtyAttrs | None = None):
         self._process, self._queue, self._scanner, self._request = process, queue, scanner, request
         process.take_wake()  # an interrupt asked for before this command is not for it
         self._line = request.chunks[0]
@@ -127,8 +127,8 @@ class Exchange:
             self.began = time.monotonic()
             self._send(request)
         self._deadline = request.deadline
-        if settled is not None:
-            self._settled = settled
+        if tty_after is not None:
+            self._tty_after = tty_after
         self._output, self._before = Output(), bytearray()
         self._events = events
 
@@ -201,7 +201,7 @@ class Exchange:
         self._pending.clear()
         self._next_chunk = len(self._request.chunks)
         self._withdraw()
-        self._settle_input()  # Ctrl-C must be a signal again, not a byte of the command
+        self._restore_tty()  # Ctrl-C must be a signal again, not a byte of the command
         self._stage = Escalation(self._stage + 1)
         if self._stage is Escalation.INTERRUPTED:
             self._note = self._process.terminal_note()
@@ -315,8 +315,8 @@ class Exchange:
         if not self._started:
             self._started = True
             self._forward = self._request.keys
-            if self._settled is not None:
-                self._settle_input()
+            if self._tty_after is not None:
+                self._restore_tty()
 
     def _on_continue(self) -> None:
         """bash asks for another line: the command's next, or (none left) it is stuck."""
@@ -333,7 +333,7 @@ class Exchange:
             return
         self._withdraw()  # bash took a queued line as more of this one: take back the rest
         self._stuck, self._stage = True, Escalation.INTERRUPTED
-        self._settle_input()
+        self._restore_tty()
         self._process.ctrl_c()  # bash is reading, not running anything
         self._deadline = min(self._deadline, time.monotonic() + INTERRUPT_GRACE)
 
@@ -373,8 +373,8 @@ class Exchange:
         if own and resend_own:
             self._pending.extendleft(reversed(self._process.input.pieces(self._line)[-own:]))
 
-    def _settle_input(self) -> None:
+    def _restore_tty(self) -> None:
         """bash has read the command sent byte for byte: the pty's attributes for the command again."""
-        if self._settled is not None:
-            self._process.set_tty(self._settled)
-            self._settled = None
+        if self._tty_after is not None:
+            self._process.set_tty(self._tty_after)
+            self._tty_after = None
