@@ -5,7 +5,7 @@ runner/launch.py reads the same options from click's own table and calls the sam
 Each ends the process with the command's exit code (runner/exits.py), never returning.
 Each command's driver is imported in its own body, so `lint` on every save and `present`
 before its first screen load only theirs (tests/test_launch.py); so are the cluster
-options, which cost them 1.5 ms (bench/revisions.py) and are needed by neither unless asked.
+options, needed by neither unless asked (docs/performance.md, measured choices).
 """
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from ..parse.endless import fix_for, never_ends
 from ..results import Outcome, Status, Verdict
 from ..session.session import Session
 from .listener import Listener
+from .shell import Shell
 
 WINDOW = 65536  # characters of output before the newest line that a @wait-for pattern may span
 ENDLESS_LIMIT = 30.0  # seconds check gives a never-ending command its author did not bound
@@ -49,7 +50,7 @@ def write_file(step: Step) -> str | None:
 class WaitFor:
     """@wait-for REGEX: watches a command's output as it comes, and interrupts it at the first match."""
 
-    def __init__(self, pattern: str, session: Session):
+    def __init__(self, pattern: str, session: Shell):
         self.pattern = pattern
         self.regex = re.compile(pattern, re.MULTILINE)
         self.session = session

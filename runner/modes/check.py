@@ -17,7 +17,7 @@ from ..cluster.planned import with_called_tools
 from ..config import Config, load_config
 from ..discover import find_workshops, not_workshops, scripts_below
 from ..engine.authoring import ENDLESS_LIMIT, shell_at_failure
-from ..engine.core import Engine, Policy
+from ..engine.core import Engine
 from ..engine.listener import Listener
 from ..engine.sections import left_out_line, narrow
 from ..engine.signals import interrupts
@@ -34,10 +34,10 @@ from ..verify.command import verify_command
 from ..verify.normalise import normalise
 from ..verify.roles import Pins
 from ..verify.values import VerifyOptions
+from .engine_setup import CHECK, announce, policy_for, verify_options
 from .missing_tools import explained
 from .preamble import nothing_to_run, said_before, start_findings
 from .setup import (
-    effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
@@ -131,8 +131,6 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
         live["engine"] = engine
         if pause:
             engine.pause_on_failure = shell_at_failure(engine.session, lambda text: _echo(f"demorun: {text}"))
-        if shown:
-            shown.mask_with(engine.secrets)  # seen so far; asks nobody mid-command
         try:
             results = engine.run_all()
         except Aborted as exc:  # still a report: what ran, the stopped command, the rest skipped
@@ -182,12 +180,10 @@ def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | No
     The session has its own KUBECONFIG, and clusters it creates are deleted after it has ended.
     A command that never ends by itself gets ENDLESS_LIMIT (or fails at once, `strict`).
     """
-    limit = effective_timeout(timeout, config)
-    policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
-                    verify=_verify_options(config, collect_forgiven=explain), secret_names=config.secrets,
-                    endless_limit=min(ENDLESS_LIMIT, limit), endless_fail=strict)
-    with ClusterGuard(plan, cluster or ClusterOptions(), config_env=config.env, announce=_announce) as guard, \
-            open_session(plan.file, [], config, timeout=limit, extra_env=guard.env,
+    policy = policy_for(CHECK, config, timeout=timeout, keep_going=not fail_fast, collect_forgiven=explain,
+                        endless_limit=ENDLESS_LIMIT, endless_fail=strict)
+    with ClusterGuard(plan, cluster or ClusterOptions(), config_env=config.env, announce=announce) as guard, \
+            open_session(plan.file, [], config, timeout=policy.default_timeout, extra_env=guard.env,
                          read_ahead=read_ahead) as session:
         guard.attach(session)
         yield Engine(plan, session, policy=policy, listeners=[*listeners, *guard.listeners])
@@ -216,7 +212,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
     started = time.monotonic()
     checks: list[FileCheck] = []
     secrets: set[str] = set()
-    sweep = parallel_sweep(cluster, _announce) if jobs > 1 else nullcontext()
+    sweep = parallel_sweep(cluster, announce) if jobs > 1 else nullcontext()
     aborted: Aborted | None = None
     # Between files no command runs: a Ctrl-C there, SIGTERM or SIGHUP stop the run at once.
     with interrupts(lambda: None):
@@ -225,8 +221,8 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                                     update=update, verbose=verbose, progress=jobs <= 1, strict=strict,
                                     explain=verbose or bool(html or json_path), sections=sections, pause=pause)
             with sweep, closing(check_units(layout, jobs, check=one, wrap=FileCheck, cluster=cluster,
-                                            announce=_announce, no_init=no_init,
-                                            on_wait=_announce if verbose else None)) as results:
+                                            announce=announce, no_init=no_init,
+                                            on_wait=announce if verbose else None)) as results:
                 for check in results:
                     if check.report.empty is not None and check.report.file not in named:
                         if verbose:
@@ -322,7 +318,7 @@ def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) ->
         _say_before(report.file, report.findings, strict, done=True)
     lines = file_progress_lines(report)
     if update and check.config is not None:
-        options = _verify_options(check.config)
+        options = verify_options(check.config)
         count = sum(1 for r in report.results if _edit_for(r, options, redact) is not None)
         lines[0] += f"  ({count} ## block(s) out of date)" if count else ""
     _echo(redact("\n".join(lines)))
@@ -364,19 +360,9 @@ def _can_pause(jobs: int) -> bool:
               "going on as without it", err=True)
     return reason is None
 
-
-def _announce(message: str) -> None:
-    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands
-
-
 def _echo(text: str, **kwargs) -> None:
     with suppress(OSError):  # the terminal hung up: the reports are written, the exit code tells
         click.echo(text, **kwargs)
-
-
-def _verify_options(config: Config, collect_forgiven: bool = False) -> VerifyOptions:
-    return VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns,
-                         collect_forgiven=collect_forgiven)
 
 
 def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, html: str | None,
@@ -390,7 +376,7 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
 
         write_html(run, html, redact)
     if json_path:
-        from .listing import write_run_json
+        from ..report.run_json import write_run_json
 
         write_run_json(run, json_path, redact)
     from ..report.annotations import github_annotations, in_github_actions
@@ -413,7 +399,7 @@ def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor
     for report in reports:
         if report.error or report.file not in configs:
             continue
-        options = _verify_options(configs[report.file])
+        options = verify_options(configs[report.file])
         for result in report.results:
             edit = _edit_for(result, options, redact)
             if edit is not None:

@@ -45,7 +45,7 @@ def _pin_findings(plans: list[Plan]) -> list[Finding]:
                                         f"@literal or @volatile applies to {first!r}, which has no '##' block to "
                                         "check: did it mean the next command?"))
                 continue
-            # The verifier's patterns compile when imported: 8 ms that only a workshop with pins pays.
+            # The verifier's patterns compile when imported: only a workshop with pins pays for them.
             from ..verify.keys import pinnable_names
             from ..verify.kinds import RULES
 
