@@ -28,8 +28,8 @@ class Config(NamedTuple):
 def find_config_file(start: str) -> tuple[str, dict] | None:
     """The nearest file that configures demorun, and its `demorun` table.
 
-    os.path, not pathlib: present's first screen reads the configuration, and pathlib
-    cost it 1.5 ms (bench/revisions.py)."""
+    os.path, not pathlib: present's first screen reads the configuration (docs/performance.md,
+    measured choices)."""
     folder = os.path.realpath(start)
     while True:
         own = os.path.join(folder, "demorun.toml")
