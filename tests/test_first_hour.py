@@ -141,12 +141,14 @@ def test_a_malformed_glob_is_a_configuration_error(demorun, tmp_path, glob):
 
 # Every line says one thing.
 
-def test_update_gives_a_file_one_verdict_word(demorun, workshop):
-    path = workshop("```bash\necho new\n## old\n```\n")
+@pytest.mark.parametrize(("text", "counts"), [("```bash\necho new\n## old\n```\n", "0 passed, 1 failed"),
+                                              ("```bash\necho new\n```\n", "1 passed, 0 failed")])
+def test_update_gives_a_file_one_verdict_word(demorun, workshop, text, counts):
+    path = workshop(text)  # a block that differs, and a command with none: each is written
     result = demorun("check", "--update", path)
     assert result.exit_code == 0, result.output
-    assert f"FAIL {path}" not in result.output
-    assert f"checked {path}  0 passed, 1 failed, 0 skipped" in result.output
+    assert f"FAIL {path}" not in result.output and f"PASS {path}" not in result.output
+    assert f"checked {path}  {counts}, 0 skipped" in result.output
     assert f"UPDATED   {path}" in result.output  # the summary's row
 
 

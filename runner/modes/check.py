@@ -331,16 +331,16 @@ def _progress(check: FileCheck, redact: Redactor, update: bool) -> None:
         options = verify_options(check.config)
         fixable = [r for r in report.results if _edit_for(r, options, redact) is not None]
         lines[0] += f"  ({len(fixable)} ## block(s) out of date)" if fixable else ""
-        if _only_blocks_fail(report, fixable):  # its word comes once written: UPDATED, or FAIL if refused
-            lines[0] = "checked" + lines[0].removeprefix("FAIL")
+        if _becomes_updated(report, fixable):  # its word comes once written: UPDATED, or FAIL if refused
+            lines[0] = "checked " + lines[0].split(" ", 1)[1]
     _echo(redact("\n".join(lines)))
 
 
-def _only_blocks_fail(report: FileReport, fixable: Sequence[StepResult]) -> bool:
-    """Whether writing the `fixable` blocks is all that stands between the file and a pass."""
-    failed = [r for r in report.results if r.verdict.status is Status.FAIL]
+def _becomes_updated(report: FileReport, fixable: Sequence[StepResult]) -> bool:
+    """Whether writing the `fixable` blocks would make the file UPDATED: nothing else fails it, so
+    the word it has now (FAIL for a block that differs, PASS for a command with none) is not its last."""
     fixed = {id(r) for r in fixable}
-    return bool(failed) and all(id(r) in fixed for r in failed) and file_status(
+    return bool(fixed) and file_status(
         dataclasses.replace(report, results=tuple(r for r in report.results if id(r) not in fixed))) \
         is not Status.FAIL
 
