@@ -16,7 +16,7 @@ import pexpect
 import ptyprocess
 
 from ..errors import SessionError
-from . import processes
+from . import processes, protocol
 from .feed import Input, SocketInput
 from .pty_io import READ_EVENTS, set_nonblocking, wait_ready
 from .tty_attrs import TtyAttrs
@@ -266,7 +266,7 @@ class BashProcess:
         if not self.waiting_for_input():  # busy, or its prompt may be in what it wrote last
             return None
         lost = not processes.is_terminal(self.shell_pid, 2, self.terminals[1:])
-        self.input.send(b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n')
+        self.input.send(protocol.REPAIR_LINE)
         if lost:
             return ("the command sent the shell's stderr away (exec 2>...), where bash prints its prompts; "
                     "demorun sent it back to the terminal")

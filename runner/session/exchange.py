@@ -12,7 +12,8 @@ from ..errors import SessionError
 from ..results import Escalation
 from . import processes
 from .bash_process import BashProcess
-from .pty_io import CONTINUE, DONE, ENDED, OUTPUT, STARTED, Output, Scanner, prompt_status, wait_ready
+from .protocol import CONTINUE, DONE, ENDED, OUTPUT, STARTED, prompt_status
+from .pty_io import Output, Scanner, wait_ready
 from .read_ahead import AHEAD_PATIENCE, ReadAhead
 from .tty_attrs import TtyAttrs
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from .feed import MESSAGE_MAX
+from .protocol import guard_tail
 
 # Commands queued ahead in one batch: at most as many as the engine looks ahead (64), in at most
 # this many bytes, well within what bash's input socket holds (about 270 short lines), so a batch
@@ -28,11 +29,9 @@ def frame(text: str, interactive: bool, guard: bool = False) -> tuple[bytes, ...
     one line, `{ cmd; }`: bash prints two markers instead of three and reads one line. Any
     other command goes line by line as bash asks for it, so after a syntax error no later
     line runs on its own; the last line travels with the closing brace, which alone is harmless.
-    Guarded, `__dr_g` follows the group: it marks where the command's output ends (bash's job
-    notices and PROMPT_COMMAND print after it) and puts back demorun's prompts; $? and $_
-    pass through it, PIPESTATUS does not.
+    Guarded, the protocol's guard follows the group (protocol.guard_tail).
     """
-    tail = ("" if interactive else " </dev/null") + ('; __dr_g "$?" "$_"' if guard else "")
+    tail = ("" if interactive else " </dev/null") + guard_tail(guard)
     if "\n" not in text and "#" not in text and "\r" not in text and text.rstrip()[-1:] in _PLAIN_END:
         return (f"{{ {text}; }}{tail}\n".encode("utf-8", "surrogateescape"),)
     lines = text.split("\n")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 from .feed import Input
-from .pty_io import drained
+from .protocol import drained
 
 # Lines queued behind a command are taken back once it has run this long (or a quarter of its
 # time limit, if shorter): a slow command gains nothing from them, and an interrupt at its

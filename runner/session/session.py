@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from ..errors import CommandRejected, SessionError
 from ..model import DEFAULT_TIMEOUT
 from ..results import Escalation, Outcome
-from . import framing, processes
+from . import framing, processes, protocol
 from .bash import QUERY_TIMEOUT, Bash
 from .exchange import KeysFilter, Reply, Request
 from .pty_io import raw_terminal, window_size
@@ -31,7 +31,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REFERENCE = re.compile(
     r"\\\$|\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!*@-])\}|([A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-]))")
 # How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
-_SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
+_SPECIAL_PARAMETER = {"?": protocol.STATUS, "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
                       "!": '"${!:-}"', "-": '"$-"'}
 _JOB_STATE_WIDTH = 24  # bash prints a job's state padded to this width, then its command
 
@@ -409,16 +409,14 @@ class Session:
         """Every shell and exported variable (an array by its first element)."""
         # One listing of the names: each `${!A@}` lists every variable, so a prefix per letter cost
         # bash 53 listings (over 10 s for 10,000 variables, past the time a query is given).
-        body = ("\\builtin compgen -v | while IFS= \\builtin read -r __dr_v; do [[ $__dr_v == __dr_* ]] || "
-                "\\builtin printf '%s\\0%s\\0' \"$__dr_v\" \"${!__dr_v-}\"; done")
-        fields = self._ready().query(body, QUERY_TIMEOUT).split("\0")
+        fields = self._ready().query(protocol.VARIABLES_QUERY, QUERY_TIMEOUT).split("\0")
         return dict(zip(fields[0:-1:2], fields[1::2]))
 
     def functions(self) -> list[str]:
         """The names of the shell functions defined now (a workshop's, or a sourced file's), not
-        the session's own (`__dr_*`)."""
+        the session's own (protocol.is_own)."""
         names = self._ready().query("compgen -A function || :", QUERY_TIMEOUT).split()
-        return [name for name in names if not name.startswith("__dr_")]
+        return [name for name in names if not protocol.is_own(name)]
 
     def expand(self, text: str) -> str:
         """text with $VAR, ${VAR}, $1 and the like filled in from the session; nothing in it is run."""
