@@ -208,7 +208,7 @@ class BashProcess:
 
         Only the session's own bash is held: a nested one (@$SHELL) is a job of its caller, which
         would take it for a stopped job and go back to its own prompt (nothing is queued for it)."""
-        if self.shell_pid != self.pid:
+        if self.shell_pid != self.pid or processes.stopped(self.pid):  # stopped by the workshop: not ours to undo
             yield
             return
         try:
@@ -249,6 +249,17 @@ class BashProcess:
         """Who was reading the terminal, for the message of a command that ran out of time."""
         names = processes.terminal_readers(self.foreground(), self.terminals, self.shell_pid)
         return f"{names[0]!r} was waiting for input from the terminal" if names else None
+
+    def continue_stopped(self) -> bool:
+        """bash itself was stopped (`kill -STOP $$`): continued, as a terminal's `fg` could not;
+        whether it was."""
+        if not processes.stopped(self.shell_pid):
+            return False
+        try:
+            os.kill(self.shell_pid, signal.SIGCONT)
+        except ProcessLookupError:
+            return False
+        return True
 
     # A lost prompt.
 

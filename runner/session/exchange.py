@@ -3,6 +3,7 @@ its prompt, and past its deadline an escalation, one step at a time (interrupt, 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections import deque
 from collections.abc import Callable
@@ -102,6 +103,7 @@ class Exchange:
     _started = _stuck = interrupted = False
     _stage = Escalation.NONE
     _note: str | None = None  # who was reading the terminal, or what was repaired
+    _shell_stopped = False  # bash itself was stopped during the command, and continued
     _target, _recheck = 0, _NEVER  # the group last sent SIGINT, and when to look again
     _done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
     _forward: int | None = None  # the person's keys, once the command has started
@@ -232,6 +234,12 @@ class Exchange:
             self._pending.extend(self._process.input.pieces(self._line))
             self._idle_check = now + IDLE_AFTER
             return
+        if self._process.continue_stopped():
+            self._shell_stopped = True
+            self._note = ("the shell itself was stopped (SIGSTOP); nobody is at its terminal to resume it: "
+                          "demorun continued it and fails the command")
+            self._idle_check = now + IDLE_AFTER
+            return
         repaired = self._process.repair_prompt()
         self._note = repaired or self._note
         self._idle_check = _NEVER if repaired else now + IDLE_AFTER  # repaired once at most
@@ -344,7 +352,10 @@ class Exchange:
             self._queue.drained(payload)
         if self._forwarded:
             self._process.flush_keys()
-        return self._reply(status if self._done is None else self._done)
+        status = status if self._done is None else self._done
+        if self._shell_stopped and status == 0:
+            status = 128 + signal.SIGSTOP  # as bash tells of a job stopped by SIGSTOP
+        return self._reply(status)
 
     def _on_gone(self) -> Reply:
         status = gone(self._process, self._scanner, self._output if self._started else Output())

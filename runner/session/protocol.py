@@ -145,8 +145,11 @@ def _shell_settings(argv0: str, args: Sequence[str]) -> str:
 
 
 def internal_line(body: str) -> bytes:
-    """A line of the session's own: silent under `set -x`, and $? survives it (even under `set -e`)."""
-    return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && \\builtin :; } 2>/dev/null </dev/null\n').encode()
+    """A line of the session's own: silent under `set -x`; $? and $_ survive it (even under
+    `set -e`); its output goes to the terminal, never where the workshop sent bash's stdout
+    (`exec >log`)."""
+    return ('{ __dr_q=$? __dr_u=$_; ' + body + '; __dr_ret "$__dr_q" "$__dr_u" && \\builtin : "$__dr_u"; } '
+            '>/dev/tty 2>/dev/null </dev/null\n').encode()
 
 
 def _drain_definition() -> str:
@@ -169,7 +172,7 @@ def init_line(markers: Markers, feed: bool, argv0: str, args: Sequence[str], pri
         # After a guarded command: the DONE marker, and demorun's prompts back if it set its own.
         f'__dr_g() {{ [[ $PS0 == "$__dr_p0" && $PS1 == "$__dr_p1" && $PS2 == "$__dr_p2" ]] || '
         f'{{ PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2; {b}export -n PS0 PS1 PS2; }}; '
-        f'{m.printf_done()} >&2; {b}return "$1"; }}',
+        f'{m.printf_done()} >&3; {b}return "$1"; }}',
         # What the fed shell's PS1 runs after a failure (ps1_draining); defined in every shell alike.
         _drain_definition(), f"{b}declare -A __dr_d; __dr_d[0]= __dr_dc='$({{ __dr_drain; }} 2>/dev/null)'",
         f"{b}readonly __dr_p0 __dr_p1 __dr_p2 __dr_d __dr_dc", _shell_settings(argv0, args),
@@ -177,21 +180,28 @@ def init_line(markers: Markers, feed: bool, argv0: str, args: Sequence[str], pri
     return (init + f"; {printf_token}\n").encode("utf-8", "surrogateescape")
 
 
+# The guard's call: its stderr (where `set -x` traces it) to /dev/null, the marker to fd 3, the
+# stderr of before. $? and $_ pass through it, PIPESTATUS does not.
+_GUARD = '{ __dr_g "$?" "$_"; } 3>&2 2>/dev/null'
+
+
 def guard_tail(guard: bool) -> str:
-    """What follows a framed command that output may follow (jobs, PROMPT_COMMAND): `__dr_g`
-    marks where the command's output ends and puts back the session's prompts; $? and $_
-    pass through it, PIPESTATUS does not."""
-    return '; __dr_g "$?" "$_"' if guard else ""
+    """What follows a framed command that output may follow (jobs, PROMPT_COMMAND): the guard
+    marks where the command's output ends and puts back the session's prompts."""
+    return "; " + _GUARD if guard else ""
 
 
 # A lost prompt (exec 2>..., PS1 replaced): stderr back on the terminal, the guard's marker and prompts.
-REPAIR_LINE = b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n'
+REPAIR_LINE = b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; { __dr_g "$__dr_q" "$_"; } 3>&2 2>/dev/null\n'
 
 # Every variable as NUL-separated name and value pairs, but the session's own.
 VARIABLES_QUERY = ("\\builtin compgen -v | while IFS= \\builtin read -r __dr_v; do [[ $__dr_v == __dr_* ]] || "
                    "\\builtin printf '%s\\0%s\\0' \"$__dr_v\" \"${!__dr_v-}\"; done")
 
-EXIT_LINE = b"exit\n"  # the end of a session, so EXIT traps run
+# Leaving a bash whatever its state, so its EXIT trap runs: the builtin, not a workshop's function
+# `exit`; right after `jobs`, which is when bash leaves despite stopped jobs or `shopt -s checkjobs`.
+EXIT_BODY = f"{B}jobs >/dev/null 2>&1; {B}exit"
+EXIT_LINE = f'__dr_q=$?; {EXIT_BODY} "$__dr_q"\n'.encode()
 
 
 def nested_line(program: str, argv0: str, printf_token: str) -> bytes:

@@ -23,6 +23,16 @@ UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
+# The caller's variables that would change how the session's bash itself starts or behaves, not
+# what the workshop's programs see: dropped, so bash starts as at a terminal's login (docs/shell.md).
+# COLUMNS and LINES, exported, would override the pty's size and outlive a resize.
+RESET_VARIABLES = frozenset({
+    "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT", "ENV", "BASH_ENV", "BASH_XTRACEFD", "BASH_COMPAT",
+    "BASH_LOADABLES_PATH", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_DIRTRIM",
+    "HISTFILE", "HISTFILESIZE", "HISTSIZE", "HISTCONTROL", "HISTIGNORE", "HISTTIMEFORMAT", "INPUTRC",
+    "IGNOREEOF", "TMOUT", "GLOBIGNORE", "EXECIGNORE", "FUNCNEST", "CDPATH", "COLUMNS", "LINES",
+    "MAIL", "MAILPATH", "MAILCHECK", "TIMEFORMAT", "OLDPWD",
+})
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
 _RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
@@ -125,11 +135,8 @@ class Session:
     def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
         env = dict(os.environ)
         env.update(extra)
-        # No COLUMNS or LINES: exported, they override the pty's size, which programs read for
-        # themselves, and outlive a resize (bash would keep them exported and update them only
-        # between commands).
-        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "COLUMNS", "LINES"):
-            env.pop(name, None)
+        for name in [name for name in env if name in RESET_VARIABLES or name.startswith(("BASH_FUNC_", "__dr_"))]:
+            del env[name]  # docs/shell.md: what the session takes from its caller, and what not
         if self._unattended:
             env.update(UNATTENDED_ENV)
         env["TERM"] = env.get("TERM") or "xterm-256color"
@@ -181,9 +188,9 @@ class Session:
         if not self._shells:  # getting to a prompt took a fresh shell: the nested ones are gone
             return
         _, pid = self._shells[-1]
-        for _attempt in range(2):  # bash refuses the first `exit` while it has stopped jobs
+        for _attempt in range(2):  # a second time if bash would not leave
             try:
-                bash.query("\\builtin exit 0", EXIT_TIMEOUT)
+                bash.query(protocol.EXIT_BODY + " 0", EXIT_TIMEOUT)
             except SessionError:
                 if not bash.alive:
                     raise
