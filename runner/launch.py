@@ -13,11 +13,12 @@ import sys
 
 
 def main() -> None:
-    from .streams import open_standard_streams
+    if None in (sys.stdin, sys.stdout, sys.stderr):  # the caller closed one (`>&-`)
+        from .streams import open_standard_streams
 
-    closed = open_standard_streams()
-    if closed:
-        print(f"demorun: {closed}", file=sys.stderr)
+        closed = open_standard_streams()
+        if closed:
+            print(f"demorun: {closed}", file=sys.stderr)
     try:
         os.getcwd()
     except OSError:

@@ -77,12 +77,12 @@ def tolerate_closed_readers() -> None:
             line_buffering=stream.line_buffering, write_through=stream.write_through))
 
 
-def open_standard_streams() -> str | None:
+def open_standard_streams() -> str:
     """Standard streams the caller closed (`>&-`, `<&-`) opened on /dev/null, as a reader that
     left; sys.stdin/stdout/stderr made anew for them. Otherwise Python holds None there, every
     print is a traceback, and bash and the workshop's programs would start with a descriptor
     missing (their first open file would become their stdout). Returns what to tell: which
-    of stdout and stderr were closed, or None."""
+    of stdout and stderr were closed, or "" (stdin alone is not worth a word)."""
     closed = []
     for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
         try:
@@ -99,7 +99,7 @@ def open_standard_streams() -> str | None:
         setattr(sys, f"__{name}__", stream)  # so tolerate_closed_readers puts it behind its writers
         if fd:
             closed.append(name)
-    return " and ".join(closed) + " closed: demorun writes it to /dev/null" if closed else None
+    return " and ".join(closed) + " closed: demorun writes to /dev/null instead" if closed else ""
 
 
 def echo(line: str, *, err: bool = False) -> None:
