@@ -49,6 +49,7 @@ class Bash:
         self._nested: list[int] = []  # the nested bashes (@$SHELL) started, innermost last
         self._clean = True  # at a prompt with nothing of ours pending
         self.guard = False  # output can follow the next command (jobs, PROMPT_COMMAND): frame it guarded
+        self.pipestatus: tuple[str, ...] = ()  # the last guarded pipeline's, for the next frame to put back
         token, printf_token = protocol.token()
         line = protocol.init_line(self._markers, feed, argv0, args, printf_token)
         try:
@@ -136,6 +137,7 @@ class Bash:
         if not turn.at_prompt:
             return reply
         self._clean, self._stash, self.guard = True, turn.rest, turn.guard
+        self.pipestatus = turn.pipestatus
         if (reply.stage or turn.interrupted) and not reply.stuck and not self._sound_after_interrupt():
             return reply._replace(stage=Escalation.REPLACED)
         return reply
@@ -237,7 +239,9 @@ class Bash:
 
     def query(self, body: str, timeout: float) -> str:
         """Output of one of the session's own lines; nothing of the workshop's runs."""
+        pipestatus = self.pipestatus  # the workshop's, for its next command: not the query's
         reply = self._exchange(Request((protocol.internal_line(body),), time.monotonic() + timeout, escalate=False))
+        self.pipestatus = pipestatus
         if reply.died:
             raise SessionError(f"the shell exited (status {reply.status})")
         if not reply.started:
@@ -263,7 +267,7 @@ class Bash:
         self._clean = False
         self._process.input.send(line)
         self._await(token, timeout, "the nested bash did not start")
-        self._clean, self.guard = True, False
+        self._clean, self.guard, self.pipestatus = True, False, ()
         pid = int(self.query(f"{protocol.B}printf %s $$", timeout) or 0)
         if pid in (0, self._process.shell_pid):
             raise SessionError("the nested bash did not start")

@@ -13,7 +13,7 @@ from ..errors import SessionError
 from ..results import Escalation
 from . import processes
 from .bash_process import BashProcess
-from .protocol import CONTINUE, DONE, ENDED, OUTPUT, STARTED, prompt_status
+from .protocol import CONTINUE, DONE, ENDED, OUTPUT, STARTED, done_status, prompt_status
 from .pty_io import Output, Scanner, wait_ready
 from .read_ahead import AHEAD_PATIENCE, ReadAhead
 from .tty_attrs import TtyAttrs
@@ -106,6 +106,7 @@ class Exchange:
     _shell_stopped = False  # bash itself was stopped during the command, and continued
     _target, _recheck = 0, _NEVER  # the group last sent SIGINT, and when to look again
     _done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
+    pipestatus: tuple[str, ...] = ()  # PIPESTATUS from the DONE marker, when the command was a pipeline
     _forward: int | None = None  # the person's keys, once the command has started
     _forwarded = False
     at_prompt = False  # it ended at bash's prompt (not by a replaced or exited shell)
@@ -342,7 +343,7 @@ class Exchange:
 
     def _on_done(self, payload: bytes) -> None:
         if self._started and self._done is None:
-            self._done = int(payload) if payload.isdigit() else None
+            self._done, self.pipestatus = done_status(payload)
 
     def _on_ended(self, payload: bytes) -> Reply:
         self.at_prompt = True

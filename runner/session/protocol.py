@@ -17,7 +17,7 @@ STARTED, CONTINUE, ENDED, DONE, LEFT = b"S", b"C", b"E", b"D", b"L"
 OUTPUT = b""
 KIND_BYTES = frozenset((STARTED, CONTINUE, ENDED, DONE, LEFT))
 OPEN, SPLIT, CLOSE = b"\x1e", b"\x1f", b"\x1e"
-_MAX_PAYLOAD = 24
+_MAX_PAYLOAD = 64  # a DONE marker carries PIPESTATUS
 MARKER_SPAN = _MAX_PAYLOAD + 2  # a marker's kind, payload and closing byte fit in less
 OWN_PREFIX = "__dr_"  # the session's own variables and functions in bash: never the workshop's
 B = "\\builtin "  # a workshop's functions and aliases never stand in for the session's own words
@@ -88,8 +88,8 @@ class Markers:
         return self._prompt("C")
 
     def printf_done(self) -> str:
-        """A printf command that prints the DONE marker with the status in $1."""
-        return f"\\builtin printf '\\x1e\\x1f%sD%s\\x1e' {self.salt} \"$1\""
+        """A printf command that prints the DONE marker with the status in $1 and PIPESTATUS in $2."""
+        return f"\\builtin printf '\\x1e\\x1f%sD%s|%s\\x1e' {self.salt} \"$1\" \"$2\""
 
     def printf_left(self) -> str:
         """A printf command that prints the LEFT marker without spelling it out in its source."""
@@ -181,8 +181,24 @@ def init_line(markers: Markers, feed: bool, argv0: str, args: Sequence[str], pri
 
 
 # The guard's call: its stderr (where `set -x` traces it) to /dev/null, the marker to fd 3, the
-# stderr of before. $? and $_ pass through it, PIPESTATUS does not.
-_GUARD = '{ __dr_g "$?" "$_"; } 3>&2 2>/dev/null'
+# stderr of before. $? and $_ pass through it.
+# PIPESTATUS goes into the marker (`D0|0 1 0`): the next command's frame puts it back (restore_pipestatus).
+_GUARD = '{ __dr_g "$?" "${PIPESTATUS[*]}" "$_"; } 3>&2 2>/dev/null'
+
+
+def done_status(payload: bytes) -> tuple[int | None, tuple[str, ...]]:
+    """From a DONE marker's payload: $?, and PIPESTATUS when the command was a pipeline."""
+    status, _, pipe = payload.partition(b"|")
+    statuses = tuple(pipe.decode("ascii", "replace").split()) if b" " in pipe else ()
+    return (int(status) if status.isdigit() else None), statuses
+
+
+def restore_pipestatus(statuses: tuple[str, ...]) -> str:
+    """What puts back a pipeline's PIPESTATUS, which the guard after it replaced: a pipeline of
+    the same statuses, before the next command, traced nowhere; $? and $_ unchanged."""
+    if not statuses:
+        return ""
+    return "{ " + " | ".join(f"__dr_ret {status}" for status in statuses) + "; } 2>/dev/null; "
 
 
 def guard_tail(guard: bool) -> str:
@@ -192,7 +208,7 @@ def guard_tail(guard: bool) -> str:
 
 
 # A lost prompt (exec 2>..., PS1 replaced): stderr back on the terminal, the guard's marker and prompts.
-REPAIR_LINE = b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; { __dr_g "$__dr_q" "$_"; } 3>&2 2>/dev/null\n'
+REPAIR_LINE = b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; { __dr_g "$__dr_q" "" "$_"; } 3>&2 2>/dev/null\n'
 
 # Every variable as NUL-separated name and value pairs, but the session's own.
 VARIABLES_QUERY = ("\\builtin compgen -v | while IFS= \\builtin read -r __dr_v; do [[ $__dr_v == __dr_* ]] || "

@@ -290,7 +290,7 @@ class Session:
         jobs = self._jobs() if bash.guard else {}
         lost, self._lost = self._lost, False
         guard = bash.guard or framing.needs_guard(text)
-        chunks = framing.frame(text, interactive, guard)
+        chunks = framing.frame(text, interactive, guard, protocol.restore_pipestatus(bash.pipestatus))
         queued = framing.queueable(ahead, len(chunks[0])) if (
             ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)
             and len(chunks) == 1 and not framing.reads_descriptor(text)) else ()
