@@ -146,10 +146,10 @@ def _shell_settings(argv0: str, args: Sequence[str]) -> str:
 
 def internal_line(body: str) -> bytes:
     """A line of the session's own: silent under `set -x`; $? and $_ survive it (even under
-    `set -e`); its output goes to the terminal, never where the workshop sent bash's stdout
+    `set -e`); its variables are never exported (`set -a`); its output goes to the terminal, never where the workshop sent bash's stdout
     (`exec >log`)."""
-    return ('{ __dr_q=$? __dr_u=$_; ' + body + '; __dr_ret "$__dr_q" "$__dr_u" && \\builtin : "$__dr_u"; } '
-            '>/dev/tty 2>/dev/null </dev/null\n').encode()
+    return ('{ __dr_q=$? __dr_u=$_; \\builtin export -n __dr_q __dr_u; ' + body
+            + '; __dr_ret "$__dr_q" "$__dr_u" && \\builtin : "$__dr_u"; } >/dev/tty 2>/dev/null </dev/null\n').encode()
 
 
 def _drain_definition() -> str:
