@@ -146,8 +146,8 @@ def _shell_settings(argv0: str, args: Sequence[str]) -> str:
 
 def internal_line(body: str) -> bytes:
     """A line of the session's own: silent under `set -x`; $? and $_ survive it (even under
-    `set -e`); its variables are never exported (`set -a`); its output goes to the terminal, never where the workshop sent bash's stdout
-    (`exec >log`)."""
+    `set -e`); its variables are never exported (`set -a`); its output goes to the terminal,
+    never where the workshop sent bash's stdout (`exec >log`)."""
     return ('{ __dr_q=$? __dr_u=$_; \\builtin export -n __dr_q __dr_u; ' + body
             + '; __dr_ret "$__dr_q" "$__dr_u" && \\builtin : "$__dr_u"; } >/dev/tty 2>/dev/null </dev/null\n').encode()
 
