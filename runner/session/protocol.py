@@ -24,7 +24,7 @@ B = "\\builtin "  # a workshop's functions and aliases never stand in for the se
 # Variables a nested bash must not take from its caller: bash's own, and the prompts.
 _OWN_VARIABLES = ("BASH*|EUID|PPID|UID|SHELLOPTS|SHLVL|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|"
                   "GROUPS|DIRSTACK|PIPESTATUS|EPOCHREALTIME|EPOCHSECONDS|PWD|OLDPWD|_|COMP_*|HIST*|OPT*|"
-                  "PS0|PS1|PS2|PROMPT_COMMAND|MAILCHECK|COLUMNS|LINES|__dr_q|__dr_n")
+                  "PS0|PS1|PS2|PROMPT_COMMAND|MAILCHECK|COLUMNS|LINES|__dr_q|__dr_u|__dr_n")
 STATUS = '"$__dr_q"'  # $? of the last workshop command, inside one of the session's own lines
 
 
