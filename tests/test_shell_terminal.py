@@ -27,3 +27,18 @@ def test_jobs_lists_a_stopped_job_as_a_terminals_bash_does(demorun, workshop):
     result = demorun("run", path)
     assert result.exit_code == 0, result.output
     assert "[1]+  Stopped                 sleep 100" in result.output
+
+
+@pytest.mark.parametrize("command", ["stty size", "tty"])
+def test_what_needs_a_terminal_in_an_unattended_command_says_why_it_failed(command, demorun, workshop):
+    path = workshop(f"<!-- @SHOW -->\n```bash\n{command}\n```\n")
+    result = demorun("run", path)
+    assert result.exit_code == 1, result.output
+    assert "the command's stdin is /dev/null, not a terminal" in result.output
+
+
+def test_a_failure_that_is_not_about_the_terminal_gets_no_such_note(demorun, workshop):
+    path = workshop("<!-- @SHOW -->\n```bash\nls /no/such/place\n```\n")
+    result = demorun("run", path)
+    assert result.exit_code == 1
+    assert "not a terminal" not in result.output

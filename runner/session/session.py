@@ -43,6 +43,8 @@ _REFERENCE = re.compile(
 # How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
 _SPECIAL_PARAMETER = {"?": protocol.STATUS, "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
                       "!": '"${!:-}"', "-": '"$-"'}
+# What a program says when its stdin is not the terminal it asked for (`stty size`, `tty`).
+_NO_TERMINAL = re.compile(r"standard input'?: Inappropriate ioctl for device|^not a tty$", re.M)
 _JOB_STATE_WIDTH = 24  # bash prints a job's state padded to this width, then its command
 
 
@@ -315,6 +317,9 @@ class Session:
                 jobs: Mapping[str, str], on_output: Callable[[bytes], None] | None) -> Outcome:
         """The outcome of a reply, after what it tells of the shell: replaced, rejected the command, left."""
         duration = time.monotonic() - start
+        if reply.status and not reply.note and _NO_TERMINAL.search(reply.output):
+            reply = reply._replace(note="the command's stdin is /dev/null, not a terminal (nobody types into an "
+                                        "unattended command): what asks for one cannot work here")
         if reply.note and on_output is not None:  # what watches the output learns it too
             on_output(f"\r\ndemorun: {reply.note}\r\n".encode())
         if reply.stage is Escalation.REPLACED:
