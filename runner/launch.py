@@ -13,6 +13,17 @@ import sys
 
 
 def main() -> None:
+    if None in (sys.stdin, sys.stdout, sys.stderr):  # the caller closed one (`>&-`)
+        from .streams import open_standard_streams
+
+        closed = open_standard_streams()
+        if closed:
+            print(f"demorun: {closed}", file=sys.stderr)
+    try:
+        os.getcwd()
+    except OSError:
+        print("demorun: the current folder no longer exists (deleted?): change to one that does", file=sys.stderr)
+        raise SystemExit(2) from None
     argv = sys.argv[1:]
     if "_DEMORUN_COMPLETE" in os.environ:  # shell completion asks click
         argv = []

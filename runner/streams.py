@@ -77,6 +77,31 @@ def tolerate_closed_readers() -> None:
             line_buffering=stream.line_buffering, write_through=stream.write_through))
 
 
+def open_standard_streams() -> str:
+    """Standard streams the caller closed (`>&-`, `<&-`) opened on /dev/null, as a reader that
+    left; sys.stdin/stdout/stderr made anew for them. Otherwise Python holds None there, every
+    print is a traceback, and bash and the workshop's programs would start with a descriptor
+    missing (their first open file would become their stdout). Returns what to tell: which
+    of stdout and stderr were closed, or "" (stdin alone is not worth a word)."""
+    closed = []
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        devnull = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        if devnull != fd:
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        stream = os.fdopen(fd, "r" if fd == 0 else "w")
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)  # so tolerate_closed_readers puts it behind its writers
+        if fd:
+            closed.append(name)
+    return " and ".join(closed) + " closed: demorun writes to /dev/null instead" if closed else ""
+
+
 def echo(line: str, *, err: bool = False) -> None:
     """A line of text on stdout (or stderr), flushed at once, for commands that answer before
     click loads: its control characters shown, never obeyed (it may quote any workshop text)."""

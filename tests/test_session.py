@@ -7,7 +7,8 @@ import time
 import pytest
 
 from runner.errors import CommandRejected, SessionError
-from runner.session.pty_io import Markers, Output, Scanner
+from runner.session.protocol import Markers
+from runner.session.pty_io import Output, Scanner
 from runner.session.session import Session
 
 

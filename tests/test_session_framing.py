@@ -34,11 +34,11 @@ PATHS = {"one line", "line by line", "guarded", "queued", "replied while queued"
 _VOLATILE = re.compile(r"\d[\w.:]*")
 
 
-def two_line_frame(text: str, interactive: bool, guard: bool = False) -> deque[bytes]:
+def two_line_frame(text: str, interactive: bool, guard: bool = False, before: str = "") -> deque[bytes]:
     """The framing before: every command as `{ first line`, ..., `} </dev/null`, the closing
     brace sent only when bash asks for it; nothing marked where a command's output ended."""
     lines = text.split("\n")
-    lines[0] = "{ " + lines[0]
+    lines[0] = before + "{ " + lines[0]
     lines.append("}" if interactive else "} </dev/null")
     encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
     return deque(encoded[:-2] + [encoded[-2] + encoded[-1]])
@@ -117,8 +117,8 @@ def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     frame, queue, take_queued = framing.frame, session_module.queueable, Bash.take_queued
     withdraw, drained = ReadAhead.withdraw, ReadAhead.drained
 
-    def framed(text, interactive, guard=False):
-        chunks = frame(text, interactive, guard)
+    def framed(text, interactive, guard=False, before=""):
+        chunks = frame(text, interactive, guard, before)
         taken.update(["one line" if len(chunks) == 1 else "line by line"] + (["guarded"] if guard else []))
         return chunks
 

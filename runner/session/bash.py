@@ -5,83 +5,23 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import secrets
-import shlex
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 
 from ..errors import Aborted, SessionError
 from ..results import Escalation
-from . import exchange
+from . import exchange, protocol
 from .bash_process import BashProcess
 from .exchange import Events, Exchange, Reply, Request, gone
-from .pty_io import CANONICAL_LINE_MAX, ENDED, LEFT, OUTPUT, STARTED, Markers, Output, Scanner, ansi_c, drained
+from .protocol import ENDED, LEFT, OUTPUT, STARTED, Markers, drained
+from .pty_io import CANONICAL_LINE_MAX, Output, Scanner
 from .read_ahead import ReadAhead
 from .tty_attrs import TtyAttrs
 
 EXIT_GRACE = 60.0  # `exit` at close: time for EXIT traps, a workshop's cleanup (deleting its cluster, say)
 START_TIMEOUT = 10.0
 QUERY_TIMEOUT = 10.0  # the session's own short lines (set-up of the handed-over shell)
-
-_B = "\\builtin "  # a workshop's functions and aliases never stand in for the session's own words
-# Variables a nested bash must not take from its caller: bash's own, and the prompts.
-_OWN_VARIABLES = ("BASH*|EUID|PPID|UID|SHELLOPTS|SHLVL|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|"
-                  "GROUPS|DIRSTACK|PIPESTATUS|EPOCHREALTIME|EPOCHSECONDS|PWD|OLDPWD|_|COMP_*|HIST*|OPT*|"
-                  "PS0|PS1|PS2|PROMPT_COMMAND|MAILCHECK|COLUMNS|LINES|__dr_q|__dr_n")
-
-
-def _shell_settings(argv0: str, args: Sequence[str]) -> str:
-    """What every bash of a session sets up after its definitions: quiet history, the marker
-    prompts, the protected helpers, `$0` and the arguments."""
-    b = _B
-    return "; ".join([
-        f"{b}unset PROMPT_COMMAND MAILCHECK HISTFILE", f"{b}set +o histexpand +o history", f"{b}history -c",
-        "PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2", f"{b}export -n PS0 PS1 PS2",
-        f"{b}readonly -f __dr_ret __dr_g __dr_drain",
-        f"BASH_ARGV0={shlex.quote(argv0)}", f"{b}set -- " + " ".join(shlex.quote(a) for a in args),
-    ])
-
-
-def internal_line(body: str) -> bytes:
-    """A line of the session's own: silent under `set -x`, and $? survives it (even under `set -e`)."""
-    return ('{ __dr_q=$?; ' + body + '; __dr_ret "$__dr_q" && \\builtin :; } 2>/dev/null </dev/null\n').encode()
-
-
-def _token() -> tuple[str, str]:
-    """A token to wait for, and the printf that prints it. The line never holds the token as
-    written, so an echo of the line (`set -v`, a terminal echoing keys typed ahead) never
-    passes for its output."""
-    token = secrets.token_hex(8)
-    return token, f"{_B}printf %s%s {token[:8]} {token[8:]}"
-
-
-def _drain_definition() -> str:
-    """`__dr_drain`, run by the fed shell's PS1 in a subshell after a failure: reads away the
-    lines queued in its input, unrun, and prints `D` and how many. Each line is one message of
-    the input socket, and reading one byte of a message takes all of it."""
-    b = _B
-    return (f"__dr_drain() {{ {b}local __dr_n=0 __dr_l; "
-            f"while {b}read -r -t 0 && {b}read -r -N 1 __dr_l; do __dr_n=$((__dr_n + 1)); done; "
-            f"{b}printf 'D%s' \"$__dr_n\"; }}")
-
-
-def _init_line(markers: Markers, feed: bool, argv0: str, args: Sequence[str], printf_token: str) -> bytes:
-    m, b = markers, _B
-    init = "; ".join([
-        "__dr_i=", f"__dr_p0={ansi_c(m.ps0)}", f"__dr_p2={ansi_c(m.ps2)}",
-        f"__dr_p1={ansi_c(m.ps1_draining if feed else m.ps1)}",
-        f'__dr_ret() {{ {b}return "$1"; }}',
-        # After a guarded command: the DONE marker, and demorun's prompts back if it set its own.
-        f'__dr_g() {{ [[ $PS0 == "$__dr_p0" && $PS1 == "$__dr_p1" && $PS2 == "$__dr_p2" ]] || '
-        f'{{ PS0=$__dr_p0 PS1=$__dr_p1 PS2=$__dr_p2; {b}export -n PS0 PS1 PS2; }}; '
-        f'{m.printf_done()} >&2; {b}return "$1"; }}',
-        # What the fed shell's PS1 runs after a failure (ps1_draining); defined in every shell alike.
-        _drain_definition(), f"{b}declare -A __dr_d; __dr_d[0]= __dr_dc='$({{ __dr_drain; }} 2>/dev/null)'",
-        f"{b}readonly __dr_p0 __dr_p1 __dr_p2 __dr_d __dr_dc", _shell_settings(argv0, args),
-    ])
-    return (init + f"; {printf_token}\n").encode("utf-8", "surrogateescape")
-
 
 class Bash:
     """An interactive bash whose prompts are markers, as one session uses it.
@@ -109,8 +49,9 @@ class Bash:
         self._nested: list[int] = []  # the nested bashes (@$SHELL) started, innermost last
         self._clean = True  # at a prompt with nothing of ours pending
         self.guard = False  # output can follow the next command (jobs, PROMPT_COMMAND): frame it guarded
-        token, printf_token = _token()
-        line = _init_line(self._markers, feed, argv0, args, printf_token)
+        self.pipestatus: tuple[str, ...] = ()  # the last guarded pipeline's, for the next frame to put back
+        token, printf_token = protocol.token()
+        line = protocol.init_line(self._markers, feed, argv0, args, printf_token)
         try:
             long_or_odd = len(line) > CANONICAL_LINE_MAX or len(line.translate(None, process.special)) != len(line)
             if long_or_odd:
@@ -196,6 +137,7 @@ class Bash:
         if not turn.at_prompt:
             return reply
         self._clean, self._stash, self.guard = True, turn.rest, turn.guard
+        self.pipestatus = turn.pipestatus
         if (reply.stage or turn.interrupted) and not reply.stuck and not self._sound_after_interrupt():
             return reply._replace(stage=Escalation.REPLACED)
         return reply
@@ -277,7 +219,7 @@ class Bash:
         self._sync(interrupt=False, body=body)
 
     def _sync(self, interrupt: bool, body: str = ":") -> None:
-        token, printf_token = _token()
+        token, printf_token = protocol.token()
         if interrupt:  # nothing queued may run after it; a line bash already began is interrupted too
             self._queue.forget()
             if self._process.interrupt() == self._process.shell_pid:
@@ -285,7 +227,7 @@ class Bash:
         else:
             self._settle_queue()
         self._stash = []
-        line = internal_line(f"{body}; {printf_token}")
+        line = protocol.internal_line(f"{body}; {printf_token}")
         self._process.input.send(line)
         try:
             self._await(token, exchange.INTERRUPT_GRACE, "bash did not come back to its prompt", line)
@@ -298,7 +240,9 @@ class Bash:
 
     def query(self, body: str, timeout: float) -> str:
         """Output of one of the session's own lines; nothing of the workshop's runs."""
-        reply = self._exchange(Request((internal_line(body),), time.monotonic() + timeout, escalate=False))
+        pipestatus = self.pipestatus  # the workshop's, for its next command: not the query's
+        reply = self._exchange(Request((protocol.internal_line(body),), time.monotonic() + timeout, escalate=False))
+        self.pipestatus = pipestatus
         if reply.died:
             raise SessionError(f"the shell exited (status {reply.status})")
         if not reply.started:
@@ -314,23 +258,18 @@ class Bash:
         starts with bash's default options; what it sets, its `cd`, `set -e` and `exit` stay in
         it. Returns its pid; from now on it is the shell at the prompt.
         """
-        b = _B
-        token, printf_token = _token()
-        definitions = (f"{b}compgen -v | while IFS= {b}read -r __dr_n; do case $__dr_n in {_OWN_VARIABLES}) ;; "
-                       f'*) {b}declare -p -- "$__dr_n" ;; esac; done 2>/dev/null; {b}declare -f')
-        settings = _shell_settings(argv0, ()) + f"; {printf_token}"
+        token, printf_token = protocol.token()
         try:
             program = os.readlink(f"/proc/{self.pid}/exe")
         except OSError:
             program = "bash"
-        line = (f"{b}command {shlex.quote(program)} --noprofile --noediting --rcfile "
-                f"<({definitions}; {b}printf '%s\\n' {shlex.quote(settings)}) -i\n")
+        line = protocol.nested_line(program, argv0, printf_token)
         self._settle_queue()
         self._clean = False
-        self._process.input.send(line.encode("utf-8", "surrogateescape"))
+        self._process.input.send(line)
         self._await(token, timeout, "the nested bash did not start")
-        self._clean, self.guard = True, False
-        pid = int(self.query(f"{b}printf %s $$", timeout) or 0)
+        self._clean, self.guard, self.pipestatus = True, False, ()
+        pid = int(self.query(f"{protocol.B}printf %s $$", timeout) or 0)
         if pid in (0, self._process.shell_pid):
             raise SessionError("the nested bash did not start")
         self._nested.append(pid)
@@ -350,16 +289,12 @@ class Bash:
         process = self._process
         process.set_tty(process.baseline.echoing())
         try:
-            shown = self.query(
-                f"__dr_i={ansi_c(prompt)}; {_B}set -o emacs -o history -o ignoreeof; "
-                f"{_B}bind 'set enable-bracketed-paste off'; exit() {{ {self._markers.printf_left()}; }}; "
-                "logout() { exit; }", QUERY_TIMEOUT)
+            shown = self.query(protocol.hand_over_body(self._markers, prompt), QUERY_TIMEOUT)
             show(shown.encode("utf-8", "replace"))
             at_prompt = self._copy_keys(stdin_fd, show)
             if self.alive:
                 process.flush_keys()  # what was typed after leaving is for nobody
-                self._sync(interrupt=not at_prompt, body=f"{_B}history -d -1; {_B}set +o emacs +o history "
-                                                         f"+o ignoreeof; __dr_i=; {_B}unset -f exit logout")
+                self._sync(interrupt=not at_prompt, body=protocol.HAND_BACK_BODY)
         finally:
             if process.alive:
                 process.set_tty(process.baseline)
@@ -438,7 +373,7 @@ class Bash:
         process = self._process
         self._queue.forget()
         try:
-            process.input.send(b"exit\n")
+            process.input.send(protocol.EXIT_LINE)
         except OSError:
             return
         deadline = time.monotonic() + EXIT_GRACE

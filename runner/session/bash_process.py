@@ -16,7 +16,7 @@ import pexpect
 import ptyprocess
 
 from ..errors import SessionError
-from . import processes
+from . import processes, protocol
 from .feed import Input, SocketInput
 from .pty_io import READ_EVENTS, set_nonblocking, wait_ready
 from .tty_attrs import TtyAttrs
@@ -207,7 +207,7 @@ class BashProcess:
 
         Only the session's own bash is held: a nested one (@$SHELL) is a job of its caller, which
         would take it for a stopped job and go back to its own prompt (nothing is queued for it)."""
-        if self.shell_pid != self.pid:
+        if self.shell_pid != self.pid or processes.stopped(self.pid):  # stopped by the workshop: not ours to undo
             yield
             return
         try:
@@ -249,6 +249,17 @@ class BashProcess:
         names = processes.terminal_readers(self.foreground(), self.terminals, self.shell_pid)
         return f"{names[0]!r} was waiting for input from the terminal" if names else None
 
+    def continue_stopped(self) -> bool:
+        """bash itself was stopped (`kill -STOP $$`): continued, as a terminal's `fg` could not;
+        whether it was."""
+        if not processes.stopped(self.shell_pid):
+            return False
+        try:
+            os.kill(self.shell_pid, signal.SIGCONT)
+        except ProcessLookupError:
+            return False
+        return True
+
     # A lost prompt.
 
     def waiting_for_input(self) -> bool:
@@ -265,7 +276,7 @@ class BashProcess:
         if not self.waiting_for_input():  # busy, or its prompt may be in what it wrote last
             return None
         lost = not processes.is_terminal(self.shell_pid, 2, self.terminals[1:])
-        self.input.send(b'__dr_q=$?; [[ -t 2 ]] || \\exec 2>/dev/tty; __dr_g "$__dr_q" "$_"\n')
+        self.input.send(protocol.REPAIR_LINE)
         if lost:
             return ("the command sent the shell's stderr away (exec 2>...), where bash prints its prompts; "
                     "demorun sent it back to the terminal")

@@ -3,6 +3,7 @@ its prompt, and past its deadline an escalation, one step at a time (interrupt, 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections import deque
 from collections.abc import Callable
@@ -12,7 +13,8 @@ from ..errors import SessionError
 from ..results import Escalation
 from . import processes
 from .bash_process import BashProcess
-from .pty_io import CONTINUE, DONE, ENDED, OUTPUT, STARTED, Output, Scanner, prompt_status, wait_ready
+from .protocol import CONTINUE, DONE, ENDED, OUTPUT, STARTED, done_status, prompt_status
+from .pty_io import Output, Scanner, wait_ready
 from .read_ahead import AHEAD_PATIENCE, ReadAhead
 from .tty_attrs import TtyAttrs
 
@@ -106,8 +108,10 @@ class Exchange:
     _started = _stuck = interrupted = False
     _stage = Escalation.NONE
     _note: str | None = None  # who was reading the terminal, or what was repaired
+    _shell_stopped = False  # bash itself was stopped during the command, and continued
     _target, _recheck = 0, _NEVER  # the group last sent SIGINT, and when to look again
     _done: int | None = None  # $? from the DONE marker; output after it is bash's, not the command's
+    pipestatus: tuple[str, ...] = ()  # PIPESTATUS from the DONE marker, when the command was a pipeline
     _forward: int | None = None  # the person's keys, once the command has started
     _forwarded = False
     at_prompt = False  # it ended at bash's prompt (not by a replaced or exited shell)
@@ -237,6 +241,12 @@ class Exchange:
             self._pending.extend(self._process.input.pieces(self._line))
             self._idle_check = now + IDLE_AFTER
             return
+        if self._process.continue_stopped():
+            self._shell_stopped = True
+            self._note = ("the shell itself was stopped (SIGSTOP); nobody is at its terminal to resume it: "
+                          "demorun continued it and fails the command")
+            self._idle_check = now + IDLE_AFTER
+            return
         repaired = self._process.repair_prompt()
         self._note = repaired or self._note
         self._idle_check = _NEVER if repaired else now + IDLE_AFTER  # repaired once at most
@@ -339,7 +349,7 @@ class Exchange:
 
     def _on_done(self, payload: bytes) -> None:
         if self._started and self._done is None:
-            self._done = int(payload) if payload.isdigit() else None
+            self._done, self.pipestatus = done_status(payload)
 
     def _on_ended(self, payload: bytes) -> Reply:
         self.at_prompt = True
@@ -349,7 +359,10 @@ class Exchange:
             self._queue.drained(payload)
         if self._forwarded:
             self._process.flush_keys()
-        return self._reply(status if self._done is None else self._done)
+        status = status if self._done is None else self._done
+        if self._shell_stopped and status == 0:
+            status = 128 + signal.SIGSTOP  # as bash tells of a job stopped by SIGSTOP
+        return self._reply(status)
 
     def _on_gone(self) -> Reply:
         status = gone(self._process, self._scanner, self._output if self._started else Output())

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .protocol import guard_tail
+
 # A one-line command ending in one of these takes `; }` after it unchanged in meaning.
 _PLAIN_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"')]}/.-_=*%+,:@^~?")
 _DEFINES_BUILTIN = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+builtin\b|builtin\s*\(\s*\))")
@@ -12,22 +14,21 @@ _DEFINES_BUILTIN = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+builtin\b|builtin
 _READS_DESCRIPTOR = re.compile(r"\b(?:read|mapfile|readarray)\b[^;&|\n]*\s-[A-Za-z]*u")
 
 
-def frame(text: str, interactive: bool, guard: bool = False) -> tuple[bytes, ...]:
+def frame(text: str, interactive: bool, guard: bool = False, before: str = "") -> tuple[bytes, ...]:
     """The command as one group, so bash takes it as one unit; unattended, its stdin is at EOF.
 
     A one-line command without comments that ends in a word, quote or closing bracket goes as
     one line, `{ cmd; }`: bash prints two markers instead of three and reads one line. Any
     other command goes line by line as bash asks for it, so after a syntax error no later
     line runs on its own; the last line travels with the closing brace, which alone is harmless.
-    Guarded, `__dr_g` follows the group: it marks where the command's output ends (bash's job
-    notices and PROMPT_COMMAND print after it) and puts back demorun's prompts; $? and $_
-    pass through it, PIPESTATUS does not.
+    Guarded, the protocol's guard follows the group (protocol.guard_tail); `before` goes ahead
+    of it (protocol.restore_pipestatus).
     """
-    tail = ("" if interactive else " </dev/null") + ('; __dr_g "$?" "$_"' if guard else "")
+    tail = ("" if interactive else " </dev/null") + guard_tail(guard)
     if "\n" not in text and "#" not in text and "\r" not in text and text.rstrip()[-1:] in _PLAIN_END:
-        return (f"{{ {text}; }}{tail}\n".encode("utf-8", "surrogateescape"),)
+        return (f"{before}{{ {text}; }}{tail}\n".encode("utf-8", "surrogateescape"),)
     lines = text.split("\n")
-    lines[0] = "{ " + lines[0]
+    lines[0] = before + "{ " + lines[0]
     lines.append("}" + tail)
     encoded = [(line + "\n").encode("utf-8", "surrogateescape") for line in lines]
     return (*encoded[:-2], encoded[-2] + encoded[-1])

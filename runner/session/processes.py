@@ -126,6 +126,16 @@ def gone(pid: int) -> bool:
         return True
 
 
+def stopped(pid: int) -> bool:
+    """pid is stopped by a signal (SIGSTOP, SIGTSTP), not gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        return data[data.rindex(b")") + 2:][:1] in (b"T", b"t")
+    except (OSError, ValueError):
+        return False
+
+
 def wait_stopped(pid: int, timeout: float) -> bool:
     """Waits until pid is stopped (or gone); whether it is. A stop signal takes effect a moment
     after kill() returns: until then the process still runs."""

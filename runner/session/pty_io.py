@@ -1,120 +1,23 @@
-"""Talking to bash over a pty: salted prompt markers, a linear scanner for them, terminal attributes."""
+"""Talking to bash over a pty: a linear scanner for the protocol's markers, output decoded, terminal attributes."""
 from __future__ import annotations
 
 import codecs
 import contextlib
 import fcntl
-import functools
 import os
-import secrets
 import select
 import struct
 import termios
 import tty
 from collections.abc import Iterator
 
-# Marker kinds bash prints: S when a command starts (PS0), C when it wants another line
-# (PS2), E with $? when it is back at the prompt (PS1), D with $? when a guarded command is
-# done (before bash's job notices and PROMPT_COMMAND), L when the presenter leaves the shell
-# handed to them.
-STARTED, CONTINUE, ENDED, DONE, LEFT = b"S", b"C", b"E", b"D", b"L"
-OUTPUT = b""
-_KIND_BYTES = frozenset((STARTED, CONTINUE, ENDED, DONE, LEFT))
-_OPEN, _SPLIT, _CLOSE = b"\x1e", b"\x1f", b"\x1e"
-_MAX_PAYLOAD = 24
-_MARKER_SPAN = _MAX_PAYLOAD + 2  # a marker's kind, payload and closing byte fit in less
+from .protocol import CLOSE, KIND_BYTES, MARKER_SPAN, OPEN, OUTPUT, Markers
+
 _UTF8 = codecs.getincrementaldecoder("utf-8")
 READ_EVENTS = _READ = select.POLLIN | select.POLLHUP | select.POLLERR
 
 # Linux keeps at most 4095 bytes of one line of canonical input and drops the rest.
 CANONICAL_LINE_MAX = 4000
-
-
-def ansi_c(text: str) -> str:
-    """Quote text as bash $'...' so control characters survive one line of input."""
-    out = []
-    for ch in text:
-        if ch in "\\'":
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "$'" + "".join(out) + "'"
-
-
-class Markers:
-    """The prompts that tell a command's start, continuation and end apart from its output.
-
-    Each prints as 0x1E 0x1F salt kind payload 0x1E. In the variables the two opening
-    bytes are kept apart (by `\\]\\[`, or an empty expansion in PS0, which readline does
-    not filter), so printing $PS1 never fakes one.
-    """
-
-    def __init__(self, salt: str | None = None):
-        self.salt = salt or secrets.token_hex(8)
-        self.prefix = _OPEN + _SPLIT + self.salt.encode()
-
-    def _prompt(self, kind: str, payload: str = "") -> str:
-        return "\\[\x1e\\]\\[\x1f" + self.salt + kind + payload + "\x1e\\]"
-
-    @property
-    def ps0(self) -> str:
-        return "\x1e${__dr_e-}\x1f" + self.salt + "S\x1e"
-
-    @property
-    def ps1(self) -> str:
-        """$?, `g` when PROMPT_COMMAND is set, then `j` and the number of jobs (`\\j`)."""
-        return "${__dr_i@P}" + self._prompt("E", "$?${PROMPT_COMMAND:+g}j\\j")
-
-    @property
-    def ps1_draining(self) -> str:
-        """PS1 for a shell fed lines ahead (feed.SocketInput): after a failure, the lines still
-        queued are read away unrun (`__dr_drain`, in the command substitution `__dr_dc` holds, so
-        it is not parsed at every prompt), and the marker says how many: `D` and the count. Only
-        then does the prompt cost a subshell.
-
-        A failure is a status with no entry in the associative array `__dr_d` (only 0 has one):
-        a lookup by the status as a string, where `${__dr_d[$? > 0]+...}` evaluated arithmetic.
-        No `${__dr_i@P}` either: a fed shell is never handed to a person. Together 6.8 against
-        7.4 us of bash's CPU a `true` (20,000 read from a file, PS0 and PS1 to /dev/null)."""
-        return self._prompt("E", "$?${PROMPT_COMMAND:+g}${__dr_d[$?]-${__dr_dc@P}}j\\j")
-
-    @property
-    def ps2(self) -> str:
-        return self._prompt("C")
-
-    def printf_done(self) -> str:
-        """A printf command that prints the DONE marker with the status in $1."""
-        return f"\\builtin printf '\\x1e\\x1f%sD%s\\x1e' {self.salt} \"$1\""
-
-    def printf_left(self) -> str:
-        """A printf command that prints the LEFT marker without spelling it out in its source."""
-        return f"\\builtin printf '\\x1e\\x1f%sL\\x1e' {self.salt}"
-
-
-@functools.lru_cache(maxsize=1024)
-def prompt_status(payload: bytes) -> tuple[int | None, bool, bool]:
-    """From an E marker's payload: $?; whether output may follow a command after it is done
-    (job notices, PROMPT_COMMAND), so the next command needs a DONE marker of its own; and
-    whether the prompt read queued lines away (see `drained`).
-
-    Payloads repeat (a status and a job count, mostly `0j0`), and every command ends with one:
-    each is parsed once and then looked up, 0.06 against 0.31 us."""
-    head, _, jobs = payload.partition(b"j")
-    head, drain, _ = head.partition(b"D")
-    status = head.rstrip(b"g")
-    return (int(status) if status.isdigit() else None), (head.endswith(b"g") or jobs not in (b"", b"0")), bool(drain)
-
-
-def drained(payload: bytes) -> int | None:
-    """From an E marker's payload: how many queued lines bash read away unrun; None when its
-    prompt did not drain (ps1_draining: only after a failure)."""
-    head = payload.partition(b"j")[0]
-    if b"D" not in head:
-        return None
-    count = head.partition(b"D")[2]
-    return int(count) if count.isdigit() else 0
 
 
 class Scanner:
@@ -140,15 +43,15 @@ class Scanner:
         events: list[tuple[bytes, bytes]] = []
         if len(pieces) > 1:
             last = pieces[-1]
-            if _CLOSE not in last and len(last) < _MARKER_SPAN:
+            if CLOSE not in last and len(last) < MARKER_SPAN:
                 self._held = self._prefix + pieces.pop()  # a marker still coming
             if output:
                 events.append((OUTPUT, output))
             output = b""
             for piece in pieces[1:]:
-                head, close, rest = piece.partition(_CLOSE)
+                head, close, rest = piece.partition(CLOSE)
                 kind = head[:1]
-                if close and kind in _KIND_BYTES and len(head) < _MARKER_SPAN:
+                if close and kind in KIND_BYTES and len(head) < MARKER_SPAN:
                     if output:
                         events.append((OUTPUT, output))
                     events.append((kind, head[1:]))
@@ -167,11 +70,11 @@ class Scanner:
 
     def _partial(self, buf: bytes) -> int:
         """Length of the tail of buf that could still grow into a marker."""
-        i = buf.find(_OPEN, max(0, len(buf) - len(self._prefix) + 1))
+        i = buf.find(OPEN, max(0, len(buf) - len(self._prefix) + 1))
         while i >= 0:
             if self._prefix.startswith(buf[i:]):
                 return len(buf) - i
-            i = buf.find(_OPEN, i + 1)
+            i = buf.find(OPEN, i + 1)
         return 0
 
     def flush(self) -> bytes:

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 
 from . import framing
 from .feed import MESSAGE_MAX, Input
-from .pty_io import drained
+from .protocol import drained
 
 # Commands queued ahead in one batch: at most as many as the engine looks ahead (64), in at most
 # this many bytes, well within what bash's input socket holds (about 270 short lines), so a batch

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from ..errors import CommandRejected, SessionError
 from ..model import DEFAULT_TIMEOUT
 from ..results import Escalation, Outcome
-from . import framing, processes
+from . import framing, processes, protocol
 from .bash import QUERY_TIMEOUT, Bash
 from .exchange import KeysFilter, Reply, Request
 from .pty_io import raw_terminal, window_size
@@ -25,6 +25,16 @@ UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
     "MANPAGER": "cat", "GH_PAGER": "cat", "AWS_PAGER": "",
 }
+# The caller's variables that would change how the session's bash itself starts or behaves, not
+# what the workshop's programs see: dropped, so bash starts as at a terminal's login (docs/shell.md).
+# COLUMNS and LINES, exported, would override the pty's size and outlive a resize.
+RESET_VARIABLES = frozenset({
+    "SHELLOPTS", "BASHOPTS", "POSIXLY_CORRECT", "ENV", "BASH_ENV", "BASH_XTRACEFD", "BASH_COMPAT",
+    "BASH_LOADABLES_PATH", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_DIRTRIM",
+    "HISTFILE", "HISTFILESIZE", "HISTSIZE", "HISTCONTROL", "HISTIGNORE", "HISTTIMEFORMAT", "INPUTRC",
+    "IGNOREEOF", "TMOUT", "GLOBIGNORE", "EXECIGNORE", "FUNCNEST", "CDPATH", "COLUMNS", "LINES",
+    "MAIL", "MAILPATH", "MAILCHECK", "TIMEFORMAT", "OLDPWD",
+})
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
 KILLED_STATUS = 128 + signal.SIGKILL  # bash's status for a command killed; also one whose reply has none
@@ -34,8 +44,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _REFERENCE = re.compile(
     r"\\\$|\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[#?$!*@-])\}|([A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-]))")
 # How to ask for each special parameter without tripping `set -u` (plain `${#-}` is a length).
-_SPECIAL_PARAMETER = {"?": '"$__dr_q"', "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
+_SPECIAL_PARAMETER = {"?": protocol.STATUS, "*": '"$*"', "@": '"$*"', "#": '"$#"', "$": '"$$"',
                       "!": '"${!:-}"', "-": '"$-"'}
+# What a program says when its stdin is not the terminal it asked for (`stty size`, `tty`).
+_NO_TERMINAL = re.compile(r"standard input'?: Inappropriate ioctl for device|^not a tty$", re.M)
 _JOB_STATE_WIDTH = 24  # bash prints a job's state padded to this width, then its command
 
 
@@ -128,11 +140,8 @@ class Session:
     def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
         env = dict(os.environ)
         env.update(extra)
-        # No COLUMNS or LINES: exported, they override the pty's size, which programs read for
-        # themselves, and outlive a resize (bash would keep them exported and update them only
-        # between commands).
-        for name in ("PS0", "PS1", "PS2", "PROMPT_COMMAND", "COLUMNS", "LINES"):
-            env.pop(name, None)
+        for name in [name for name in env if name in RESET_VARIABLES or name.startswith(("BASH_FUNC_", "__dr_"))]:
+            del env[name]  # docs/shell.md: what the session takes from its caller, and what not
         if self._unattended:
             env.update(UNATTENDED_ENV)
         env["TERM"] = env.get("TERM") or "xterm-256color"
@@ -184,9 +193,9 @@ class Session:
         if not self._shells:  # getting to a prompt took a fresh shell: the nested ones are gone
             return
         _, pid = self._shells[-1]
-        for _attempt in range(2):  # bash refuses the first `exit` while it has stopped jobs
+        for _attempt in range(2):  # a second time if bash would not leave
             try:
-                bash.query("\\builtin exit 0", EXIT_TIMEOUT)
+                bash.query(protocol.EXIT_BODY + " 0", EXIT_TIMEOUT)
             except SessionError:
                 if not bash.alive:
                     raise
@@ -286,7 +295,7 @@ class Session:
         jobs = self._jobs() if bash.guard else {}
         lost, self._lost = self._lost, False
         guard = bash.guard or framing.needs_guard(text)
-        chunks = framing.frame(text, interactive, guard)
+        chunks = framing.frame(text, interactive, guard, protocol.restore_pipestatus(bash.pipestatus))
         queued = queueable(text, chunks, ahead) if (
             ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)) else ()
         stdin_fd = _stdin_fd() if interactive else None
@@ -310,6 +319,9 @@ class Session:
                 jobs: Mapping[str, str], on_output: Callable[[bytes], None] | None) -> Outcome:
         """The outcome of a reply, after what it tells of the shell: replaced, rejected the command, left."""
         duration = time.monotonic() - start
+        if reply.status and not reply.note and _NO_TERMINAL.search(reply.output):
+            reply = reply._replace(note="the command's stdin is /dev/null, not a terminal (nobody types into an "
+                                        "unattended command): what asks for one cannot work here")
         if reply.note and on_output is not None:  # what watches the output learns it too
             on_output(f"\r\ndemorun: {reply.note}\r\n".encode())
         if reply.stage is Escalation.REPLACED:
@@ -412,16 +424,14 @@ class Session:
         """Every shell and exported variable (an array by its first element)."""
         # One listing of the names: each `${!A@}` lists every variable, so a prefix per letter cost
         # bash 53 listings (over 10 s for 10,000 variables, past the time a query is given).
-        body = ("\\builtin compgen -v | while IFS= \\builtin read -r __dr_v; do [[ $__dr_v == __dr_* ]] || "
-                "\\builtin printf '%s\\0%s\\0' \"$__dr_v\" \"${!__dr_v-}\"; done")
-        fields = self._ready().query(body, QUERY_TIMEOUT).split("\0")
+        fields = self._ready().query(protocol.VARIABLES_QUERY, QUERY_TIMEOUT).split("\0")
         return dict(zip(fields[0:-1:2], fields[1::2]))
 
     def functions(self) -> list[str]:
         """The names of the shell functions defined now (a workshop's, or a sourced file's), not
-        the session's own (`__dr_*`)."""
+        the session's own (protocol.is_own)."""
         names = self._ready().query("compgen -A function || :", QUERY_TIMEOUT).split()
-        return [name for name in names if not name.startswith("__dr_")]
+        return [name for name in names if not protocol.is_own(name)]
 
     def expand(self, text: str) -> str:
         """text with $VAR, ${VAR}, $1 and the like filled in from the session; nothing in it is run."""
