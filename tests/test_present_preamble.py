@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from test_present_live import DONE, FAST, REPO, terminal  # noqa: F401  (terminal is a fixture)
+from tmux_terminal import DONE, FAST, REPO, terminal, wrapped  # noqa: F401  (terminal is a fixture)
 
 pytestmark = [
     pytest.mark.tmux,
@@ -23,8 +23,7 @@ TYPO = "<!-- @SHOW -->\n# Opening title\n\nOPENING-WORDS\n<!-- @SHWO -->\n```bas
 def _present(terminal, tmp_path, *args: str):  # noqa: F811
     (tmp_path / "talk.md").write_text(TYPO)
     command = shlex.join([sys.executable, "-m", "runner", "present", "--no-init", *FAST, *args, "talk.md"])
-    terminal.start(f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(REPO))} {command}; "
-                   f"echo {DONE}=$?; stty -a; sleep 600")
+    terminal.start(wrapped(f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(REPO))} {command}"))
     return terminal
 
 

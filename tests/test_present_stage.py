@@ -6,10 +6,10 @@ import re
 import time
 
 import pytest
-import test_present_live as live
-from test_present_live import FAST, Terminal, _end, prompt_line
+import tmux_terminal as live
+from tmux_terminal import FAST, Terminal, end, prompt_line
 
-pytestmark = live.pytestmark
+pytestmark = live.TMUX
 terminal, present = live.terminal, live.present  # the same real-terminal fixtures
 
 
@@ -159,7 +159,7 @@ def test_o_shows_the_last_output_again_in_a_pager(present):
     assert term.finished()[0] == 0
 
 
-def test_timings_of_three_sections_at_the_end(present, tmp_path):
+def test_timings_of_three_sections_at_theend(present, tmp_path):
     written = tmp_path / "talk.json"
     term = present("three_sections.md", *FAST, "--timings", str(written))
     for command in ("sleep 0.2; echo first-done", "sleep 0.8; echo second-done", "echo third-done"):
@@ -191,7 +191,7 @@ def notes_pane(terminal, tmp_path):
             time.sleep(0.05)
         yield pane, tty_file.read_text().strip()
     finally:
-        _end(pane)
+        end(pane)
 
 
 def test_notes_on_a_second_terminal(present, notes_pane):

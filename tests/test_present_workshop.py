@@ -8,11 +8,11 @@ import re
 import subprocess
 import sys
 
-import test_present_live as live
-from test_present_live import FAST, FIXTURES, REPO
+import tmux_terminal as live
 from test_present_stage import notes_pane  # noqa: F401  (a fixture)
+from tmux_terminal import FAST, FIXTURES, REPO
 
-pytestmark = live.pytestmark
+pytestmark = live.TMUX
 terminal, present = live.terminal, live.present  # the same real-terminal fixtures
 WORKSHOP = FIXTURES / "workshop" / "README.md"
 
