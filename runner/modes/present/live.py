@@ -27,6 +27,7 @@ from ...secrets import Redactor
 from ...terminal.keys import CTRL_C, ENTER, SPACE, Keyboard, TypeAhead
 from ...terminal.screen import BOLD, DIM, RESET, Screen, keystrokes
 from ...timings import Timings
+from ...verify.values import VerifyOptions
 from ..setup import effective_timeout, open_session
 from .catchup import DEFAULT_LIMIT, bounded, never_ends, summary
 from .desk import Desk
@@ -458,6 +459,7 @@ def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, key
                       unattended=False, extra_env=guard_env) as session:
         engine = Engine(plan, session, listeners=[listener], policy=Policy(
             check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
+            verify=VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns),
             secret_names=config.secrets))
         show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock,
                     catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT)
