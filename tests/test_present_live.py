@@ -211,7 +211,7 @@ def test_ctrl_c_twice_at_a_prompt_ends_the_show(present):
 
 
 def test_drift_mark_for_a_mismatch_only_and_d_shows_the_difference(present):
-    term = present("drift.md", *FAST)
+    term = present("drift.md", *FAST, "--marks")
     term.wait_for(lambda s: prompt_line(s, "echo as-written"), "the first command")
     term.keys("Enter")
     term.wait_for(lambda s: prompt_line(s, "echo what-really-happens"), "the second command")

@@ -170,5 +170,21 @@ def present(terminal, tmp_path):
     return start
 
 
+@pytest.fixture
+def notes_pane(terminal, tmp_path):
+    """A terminal of its own (a second tmux server) for the presenter's notes, and its tty."""
+    pane = Terminal(f"{terminal.socket}-notes")
+    tty_file = tmp_path / "notes-tty"
+    pane.start(f"tty > {tty_file}; exec sleep 600")
+    try:
+        deadline = time.monotonic() + 5
+        while not tty_file.exists() or not tty_file.read_text().strip():
+            assert time.monotonic() < deadline, "the notes terminal did not start"
+            time.sleep(0.05)
+        yield pane, tty_file.read_text().strip()
+    finally:
+        end(pane)
+
+
 def prompt_line(shown: str, command: str) -> bool:
     return any(line.startswith("$ ") and line.rstrip().endswith(command) for line in shown.splitlines())

@@ -30,13 +30,15 @@ from ...timings import Timings
 from ...verify.values import VerifyOptions
 from ..setup import effective_timeout, open_session
 from .catchup import DEFAULT_LIMIT, bounded, never_ends, summary
+from .choices import AS_WRITTEN, Choices
 from .desk import Desk
 from .endings import hidden_ending, quiet_exit
 from .listening import LiveListener, drift_mark, live_step
 from .notes import Channel, Outline
 from .opening import show_text
 
-HELP = "RETURN run  + skip  - again  ! shell  g go to  d diff  o output  Q quit"
+HELP = "RETURN run  + skip  - back  ! shell  g go to  d diff  o output  c canned  Q quit"
+QUIT = frozenset("qQ")  # q and Q mean one thing at every wait: the end of the show
 BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
 
@@ -63,7 +65,8 @@ class Show:
 
     def __init__(self, plan: Plan, engine: Engine, screen: Screen, keys: Keyboard,
                  listener: LiveListener, *, speed: float | None, channel: Channel | None = None,
-                 timings: Timings | None = None, catch_up_limit: float = DEFAULT_LIMIT):
+                 timings: Timings | None = None, catch_up_limit: float = DEFAULT_LIMIT,
+                 choices: Choices = AS_WRITTEN):
         self.plan = plan
         self.steps = plan.steps
         self.engine = engine
@@ -76,6 +79,9 @@ class Show:
         self.desk = Desk(plan, self.session, screen, keys, self.channel)
         self.timings = timings or Timings(plan.file)
         self.catch_up_limit = catch_up_limit
+        self.choices = choices
+        self.channel.marks = choices.marks
+        self.last_shown: StepResult | None = None  # the last command the audience saw run, for `c`
         self.outline = Outline(plan)
         self.offered: set[int] = set()  # commands shown to the audience, run or skipped: what `-` offers
         self.last_drift: StepResult | None = None
@@ -148,6 +154,9 @@ class Show:
         action = self.engine.decide(index, step)
         if action is not Action.SKIP:
             self.timings.at(step)
+            if self.choices.debug:
+                self.channel.note(f"{step.loc}: {step.kind.name.lower()} "
+                                  f"({action.name.lower()}, {step.visibility.name.lower()})")
         shown = step.visibility is Visibility.SHOW
         if action is Action.RUN:
             if shown and step.modifiers.show:
@@ -275,7 +284,8 @@ class Show:
                 key = self.keys.read(timeout=0)
             self.keys.discard()
             self.screen.write("".join(piece for piece, _ in pieces[typed:]))
-            return None if key in (None, ENTER, SPACE) else key
+            # A q while it types is taken for one meant for a pager that has just closed.
+            return None if key in (None, ENTER, SPACE, "q") else key
         finally:
             if self.screen.color:
                 self.screen.write(RESET)
@@ -343,6 +353,8 @@ class Show:
         if result.outcome is not None:
             self.timings.command(result.outcome.duration)
             self.ran += visible
+        if visible:
+            self.last_shown = result
         quiet = len(self.engine.shells_ended) > ended_before and self.ended_quietly(index, step)
         if result.verdict.status is Status.FAIL and not quiet and not (visible and self.typeahead.signalled):
             self.last_drift = result
@@ -352,6 +364,9 @@ class Show:
                 self.channel.drift(drift_mark(result), str(step.loc))
             elif not quietly:
                 self.channel.say(f"{result.verdict.message} (a hidden command; d: details)")
+        if visible and self.choices.canned and result.verdict.status is Status.FAIL and not quiet \
+                and step.modifiers.stop_after is None:  # one the presenter stops on purpose is no failure
+            self.canned(result)
         if self.typeahead.quit_after:
             raise Quit(0, "Q")
         return result
@@ -365,13 +380,28 @@ class Show:
                           "(DEMOSH_QUIET_FAILURE); the caller goes on")
         return True
 
+    def canned(self, result: StepResult | None) -> None:
+        """`c` (and --canned on a failure): the last shown command's `##` output as its result, for a
+        show whose cluster is gone; the audience sees output, the notes terminal says it is canned."""
+        step = result.step if result is not None else None
+        if step is None or step.expected is None or not step.expected.lines:
+            self.channel.tell("(no ## output to show for the last command)" if step is not None
+                              else "(no command has run yet)")
+            return
+        self.screen.newline_if_needed()
+        for line in step.expected.lines:
+            self.screen.write(visible(line) + "\n")
+        self.channel.note(f"{step.loc}: canned: its ## output from {step.expected.loc} shown as its result")
+        if self.choices.marks:
+            self.screen.aside("(canned: the ## output of the script)", DIM)
+
     # Waiting for the presenter.
 
     def pause(self, index: int, where: SourceLoc) -> None:
         """A wait that is not before a command (@wait, @waitafter): RETURN or `+` goes on; `-` offers
         the commands before it, and after one ran the show waits here again."""
         self.channel.at(self.outline.at(index))
-        if not self.keyed and not self.screen.status_shown:  # also says the hidden setup is over
+        if not self.keyed and not self.screen.status_shown and self.choices.blurb:  # also says the hidden setup is over
             self.channel.cue(f"{os.path.basename(self.plan.file)} · RETURN to start · ? for keys")
         while (chosen := self.choose(index, where, None)) is not None:
             self.execute(chosen, self.steps[chosen], visible=True)
@@ -405,8 +435,8 @@ class Show:
                 self.channel.tell("(Ctrl-C again to quit)")
                 continue
             armed_quit = False
-            if key == "Q":
-                raise Quit(0, "Q")
+            if key in QUIT:
+                raise Quit(0, key)
             if self.screen.message_shown:
                 self.keys.discard()
                 self.screen.clear_status()
@@ -431,6 +461,8 @@ class Show:
             self.channel.tell(HELP)
         elif key == "d":
             self.desk.show_diff(self.last_drift)
+        elif key == "c":
+            self.canned(self.last_shown)
         elif key == "o":
             self.desk.page_output(bytes(self.listener.shown_output), self.listener.shown_cut)
         elif key == "!":
@@ -447,7 +479,7 @@ class Show:
 def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, keys: Keyboard, channel: Channel,
              clock: Timings, guard_env: Mapping[str, str], size: os.terminal_size, speed: float | None,
              start: int, opened: int, timeout: float | None,
-             catch_up_limit: float | None) -> tuple[int, Redactor]:
+             catch_up_limit: float | None, choices: Choices = AS_WRITTEN) -> tuple[int, Redactor]:
     """The show from step `start` on, in a bash of its own: the exit status, and what the recording must mask.
 
     `opened`: the opening already showed the text of the steps before it (their commands run here).
@@ -462,7 +494,7 @@ def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, key
             verify=VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns),
             secret_names=config.secrets))
         show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock,
-                    catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT)
+                    catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT, choices=choices)
         try:
             code = show.present(start, opened)
         except Quit as quit_:

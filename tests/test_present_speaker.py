@@ -1,0 +1,217 @@
+"""The presenter on a bad day, through the command line in a real terminal: a command that fails
+on stage, keys at odd moments, a notes terminal that closes, a full-screen program that crashes."""
+from __future__ import annotations
+
+import json
+import os
+import select
+
+import tmux_terminal as live
+from tmux_terminal import FAST, prompt_line
+
+pytestmark = live.TMUX
+terminal, present, notes_pane = live.terminal, live.present, live.notes_pane
+
+FAILING = """\
+<!-- @SHOW -->
+
+# On stage
+
+```bash
+echo "the cluster is gone" >&2; false
+## NAME    READY   STATUS
+## web-1   1/1     Running
+```
+
+```bash
+echo next-command
+```
+
+```bash
+echo last-command
+```
+"""
+
+
+def _workshop(tmp_path, text: str, name: str = "talk.md") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_c_shows_a_failed_commands_output_as_written_and_says_canned_on_the_notes_only(
+        present, notes_pane, tmp_path):
+    pane, tty = notes_pane
+    cast = tmp_path / "talk.cast"
+    term = present(_workshop(tmp_path, FAILING), *FAST, "--notes", tty, "--record", str(cast))
+    term.wait_for(lambda s: prompt_line(s, "false"), "the failing command")
+    term.keys("Enter")
+    term.wait_text("the cluster is gone")
+    term.wait_for(lambda s: prompt_line(s, "echo next-command"), "the next command")
+    term.keys("c")
+    shown = term.wait_text("web-1   1/1     Running")
+    assert "canned" not in shown  # the audience sees output, not a confession
+    pane.wait_text("canned")
+    term.keys("Enter")
+    term.wait_text("\nnext-command")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+    played = "".join(json.loads(line)[2] for line in cast.read_text().splitlines()[1:])
+    assert "web-1   1/1     Running" in played and "canned" not in played
+
+
+def test_canned_shows_every_failing_commands_output_by_itself(present, tmp_path):
+    term = present(_workshop(tmp_path, FAILING), *FAST, "--canned")
+    term.wait_for(lambda s: prompt_line(s, "false"), "the failing command")
+    term.keys("Enter")
+    shown = term.wait_text("web-1   1/1     Running")
+    assert "≠" not in shown  # no drift mark on the audience's screen without --marks
+    term.keys("Q")
+    term.finished()
+
+
+def test_c_without_a_block_says_so_and_the_show_goes_on(present, tmp_path):
+    term = present(_workshop(tmp_path, FAILING), *FAST)
+    term.wait_for(lambda s: prompt_line(s, "false"), "the failing command")
+    term.keys("c")
+    term.wait_text("(no command has run yet)")
+    term.keys("Enter")  # the first key after the answer acts
+    term.wait_for(lambda s: prompt_line(s, "echo next-command"), "the next command")
+    assert "web-1" not in term.screen()
+    term.keys("Enter")
+    term.wait_text("\nnext-command")
+    term.keys("c")
+    term.wait_text("(no ## output to show for the last command)")
+    term.keys("Q")
+    term.finished()
+
+
+def test_drift_marks_stay_off_the_audiences_screen_but_d_shows_the_difference(present):
+    term = present("drift.md", *FAST)
+    for command in ("echo as-written", "echo what-really-happens"):
+        term.wait_for(lambda s, c=command: prompt_line(s, c), command)
+        term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo last"), "the last command")
+    assert "≠" not in term.screen()
+    term.keys("d")
+    term.wait_text("what-the-script-says")
+    term.keys("x")
+    term.keys("Q")
+    term.finished()
+
+
+def test_the_first_key_after_help_acts(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("?")
+    term.wait_text("Q quit")
+    term.keys("Enter")
+    term.wait_text("\nfirst-output for mars")
+    term.keys("Q")
+    term.finished()
+
+
+def test_return_after_ctrl_c_while_a_command_is_typed_runs_it(present, tmp_path):
+    long = "echo " + "typed-slowly-" * 5 + "end"
+    term = present(_workshop(tmp_path, f"<!-- @SHOW -->\n\n```bash\n{long}\n```\n"), "--speed", "15")
+    term.wait_text("$ echo typed-")
+    term.keys("C-c")  # finishes the typing and asks for a second Ctrl-C to quit
+    term.wait_for(lambda s: prompt_line(s, long), "the whole command")
+    term.keys("Enter")
+    term.wait_text("\n" + long[5:])
+    term.keys("Q")
+    term.finished()
+
+
+def test_lowercase_q_quits_at_a_wait_as_q_does(present):
+    term = present("basics.md", *FAST)
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("q")
+    status, _ = term.finished()
+    assert status == 0
+    assert "show ended by q" in term.screen()
+
+
+def test_demoshs_options_are_accepted_and_no_blurb_drops_the_start_cue(present, tmp_path):
+    path = _workshop(tmp_path, "<!-- @SHOW -->\n\n# Talk\n\n<!-- @wait -->\n\n```bash\necho after-wait\n```\n")
+    term = present(path, *FAST, "--no-blurb", "--debug", "--no-builtins")
+    term.wait_text("Talk")
+    term.stays_without("RETURN to start")
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo after-wait"), "the command")
+    term.keys("Q")
+    assert term.finished()[0] == 0
+
+
+def test_from_a_title_two_sections_share_says_so(present, tmp_path):
+    text = ("<!-- @SHOW -->\n\n# Cleanup\n\n```bash\necho first-cleanup\n```\n\n"
+            "# Other\n\n```bash\necho other\n```\n\n# Cleanup\n\n```bash\necho second-cleanup\n```\n")
+    term = present(_workshop(tmp_path, text), *FAST, "--from", "Cleanup")
+    shown = term.wait_text("2 sections are called 'Cleanup'")
+    assert "talk.md:17" in shown or "talk.md:1" in shown, shown
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo first-cleanup"), "the first of the two")
+    term.keys("Q")
+    term.finished()
+
+
+def test_help_still_shows_after_the_notes_terminal_closes(present, notes_pane):
+    pane, tty = notes_pane
+    term = present("notes.md", *FAST, "--notes", tty)
+    term.wait_for(lambda s: prompt_line(s, "echo one-done"), "the first command")
+    pane.wait_text("step")
+    watch = os.open(tty, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        live.end(pane)
+        hung = select.poll()
+        hung.register(watch, select.POLLHUP)
+        assert hung.poll(5000), "the notes terminal did not close"  # gone for the show too, now
+    finally:
+        os.close(watch)
+    term.keys("?")
+    shown = term.wait_text("Q quit")
+    assert "RETURN run" in shown
+    term.keys("Enter")
+    term.wait_text("the notes terminal has closed")
+    term.keys("Q")
+    term.finished()
+
+
+CRASHING = """\
+<!-- @SHOW -->
+
+```bash
+printf '\\033[?1049h\\033[?25l\\033[?1000h\\033[?1h'; sleep 30
+```
+
+```bash
+echo after-the-dashboard
+```
+"""
+
+
+def test_the_terminal_is_whole_after_a_full_screen_program_is_stopped(present, tmp_path):
+    term = present(_workshop(tmp_path, CRASHING), *FAST)
+    term.wait_for(lambda s: prompt_line(s, "sleep 30"), "the dashboard")
+    term.keys("Enter")
+    term.wait_for(lambda s: term.modes()["alternate_on"] == "1", "the alternate screen")
+    term.keys("C-c")
+    term.wait_for(lambda s: prompt_line(s, "echo after-the-dashboard"), "the next command")
+    modes = term.modes()
+    assert modes == {"alternate_on": "0", "cursor_flag": "1", "mouse_any_flag": "0",
+                     "keypad_cursor_flag": "0", "mouse_sgr_flag": "0"}, modes
+    term.keys("Q")
+    term.finished()
+
+
+def test_an_unwritable_timings_file_at_the_end_is_one_line(present, tmp_path):
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "times.json"
+    term = present("basics.md", *FAST, "--timings", str(target))
+    term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    target.mkdir()  # the file's place is taken during the show
+    term.keys("Q")
+    status, _ = term.finished()
+    shown = term.screen()
+    assert status != 0 and "Traceback" not in shown
+    assert "--timings" in shown and "times.json" in shown
