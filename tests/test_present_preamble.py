@@ -43,8 +43,8 @@ def test_the_errors_come_on_a_page_before_the_first_screen_and_never_reach_the_r
     assert "SHWO" not in (tmp_path / "talk.cast").read_text()
 
 
-@pytest.mark.parametrize(("key", "code"), [("q", 0), ("C-c", 130)])
-def test_q_or_ctrl_c_on_the_page_stops_before_the_show(terminal, tmp_path, key, code):  # noqa: F811
+@pytest.mark.parametrize(("key", "code"), [("Q", 0), ("C-c", 130)])
+def test_capital_q_or_ctrl_c_on_the_page_stops_before_the_show(terminal, tmp_path, key, code):  # noqa: F811
     term = _present(terminal, tmp_path)
     term.wait_text("did you mean @SHOW?")
     term.keys(key)

@@ -123,13 +123,20 @@ def test_return_after_ctrl_c_while_a_command_is_typed_runs_it(present, tmp_path)
     term.finished()
 
 
-def test_lowercase_q_quits_at_a_wait_as_q_does(present):
+def test_q_closes_what_is_open_and_never_ends_the_show_q_does(present):
     term = present("basics.md", *FAST)
     term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
+    term.keys("q")  # at a wait nothing is open: it says which key ends the show
+    term.wait_text("Q ends the show")
+    term.keys("Enter")
+    term.wait_text("\nfirst-output for mars")
+    term.keys("o")  # a page of the last output; q closes it as it closes the pager
+    term.wait_for(lambda s: "first-output for mars" in s and "$ echo" not in s, "the pager")
     term.keys("q")
+    term.wait_for(lambda s: prompt_line(s, "echo second-output"), "the show again")
+    term.keys("Q")
     status, _ = term.finished()
-    assert status == 0
-    assert "show ended by q" in term.screen()
+    assert status == 0 and "show ended by Q" in term.screen()
 
 
 def test_demoshs_options_are_accepted_and_no_blurb_drops_the_start_cue(present, tmp_path):
@@ -215,3 +222,32 @@ def test_an_unwritable_timings_file_at_the_end_is_one_line(present, tmp_path):
     shown = term.screen()
     assert status != 0 and "Traceback" not in shown
     assert "--timings" in shown and "times.json" in shown
+
+
+READING = """\
+<!-- @SHOW -->
+
+```bash
+read -p "name? " name; echo "hello $name"
+```
+
+```bash
+echo after-the-answer
+```
+"""
+
+
+def test_a_pasted_blocks_second_line_never_runs_as_a_command(present, tmp_path):
+    term = present(_workshop(tmp_path, READING), *FAST, cwd=tmp_path)
+    term.wait_for(lambda s: prompt_line(s, 'echo "hello $name"'), "the reading command")
+    term.keys("Enter")
+    term.wait_text("name? ")
+    term.paste("Ada\ntouch created-by-paste\n")
+    term.wait_text("hello Ada")
+    term.wait_for(lambda s: prompt_line(s, "echo after-the-answer"), "the next command")
+    assert not (tmp_path / "created-by-paste").exists()
+    term.keys("Enter")
+    term.wait_text("\nafter-the-answer")
+    term.keys("Q")
+    term.finished()
+    assert not (tmp_path / "created-by-paste").exists()

@@ -38,7 +38,6 @@ from .notes import Channel, Outline
 from .opening import show_text
 
 HELP = "RETURN run  + skip  - back  ! shell  g go to  d diff  o output  c canned  Q quit"
-QUIT = frozenset("qQ")  # q and Q mean one thing at every wait: the end of the show
 BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
 
@@ -367,6 +366,9 @@ class Show:
         if visible and self.choices.canned and result.verdict.status is Status.FAIL and not quiet \
                 and step.modifiers.stop_after is None:  # one the presenter stops on purpose is no failure
             self.canned(result)
+        if visible and self.typeahead.cut:
+            self.channel.say("(a paste's lines after its first were not typed: "
+                             "bash would have run them as commands)")
         if self.typeahead.quit_after:
             raise Quit(0, "Q")
         return result
@@ -435,8 +437,8 @@ class Show:
                 self.channel.tell("(Ctrl-C again to quit)")
                 continue
             armed_quit = False
-            if key in QUIT:
-                raise Quit(0, key)
+            if key == "Q":
+                raise Quit(0, "Q")
             if self.screen.message_shown:
                 self.keys.discard()
                 self.screen.clear_status()
@@ -461,6 +463,8 @@ class Show:
             self.channel.tell(HELP)
         elif key == "d":
             self.desk.show_diff(self.last_drift)
+        elif key == "q":  # everywhere it closes what is open over the show; at a wait nothing is
+            self.channel.tell("(q closes a page or the pager; Q ends the show)")
         elif key == "c":
             self.canned(self.last_shown)
         elif key == "o":

@@ -136,14 +136,15 @@ def _ready(file: str, *, no_init: bool, cluster: ClusterOptions | None, start_at
 def _read_first(screen: Screen, keys: Keyboard, said: list[str]) -> int | None:
     """Lint's errors (or that nothing will run) on a page of the presenter's own, before the
     audience's first screen: never recorded, and gone when a key is pressed. None to start the
-    show; the exit code for q (0) or Ctrl-C (130), which stop here."""
+    show; the exit code for Q (0) or Ctrl-C (130), which stop here (q closes the page, as
+    it closes every page, and the show starts)."""
     screen.open_page([*(visible(line) for line in said), "",
-                      screen.style("RETURN (any key): start the show · q: stop here", DIM)])
+                      screen.style("RETURN (any key): start the show · Q: stop here", DIM)])
     try:
         key = keys.read()
     finally:
         screen.close_page()
-    return 0 if key in ("q", "Q") else 130 if key == CTRL_C else None
+    return 0 if key == "Q" else 130 if key == CTRL_C else None
 
 
 @contextmanager
