@@ -246,8 +246,54 @@ def test_a_pasted_blocks_second_line_never_runs_as_a_command(present, tmp_path):
     term.wait_text("hello Ada")
     term.wait_for(lambda s: prompt_line(s, "echo after-the-answer"), "the next command")
     assert not (tmp_path / "created-by-paste").exists()
+    term.wait_text("were not typed")  # said at the next wait; a key puts it away
+    term.keys("Enter")
     term.keys("Enter")
     term.wait_text("\nafter-the-answer")
     term.keys("Q")
     term.finished()
     assert not (tmp_path / "created-by-paste").exists()
+
+
+HABITS = """\
+<!-- @hook switch_scene SCENE -->
+
+```bash
+export DEMO_HOOK_SCENE='echo hook-said-this'
+TARGET=staging
+```
+
+<!-- @SHOW -->
+
+# Habits
+
+We deploy to ${TARGET} from ${HOME_OF_TALK}, and $TARGET stays.
+
+```bash
+# commentary about ${TARGET}
+echo first
+```
+
+<!-- @switch_scene -->
+
+<!-- @print printed-line -->
+
+```bash
+echo after-print
+```
+"""
+
+
+def test_demoshs_habits_variables_in_text_a_hooks_output_and_a_wait_after_print(present, tmp_path):
+    term = present(_workshop(tmp_path, HABITS), *FAST)
+    shown = term.wait_for(lambda s: prompt_line(s, "echo first"), "the first command")
+    assert "We deploy to staging from ${HOME_OF_TALK}, and $TARGET stays." in shown, shown
+    assert "# commentary about staging" in shown, shown
+    term.keys("Enter")
+    term.wait_text("hook-said-this")
+    term.wait_text("printed-line")
+    term.stays_without("$ echo after-print")  # @print waits for RETURN, as demosh's does
+    term.keys("Enter")
+    term.wait_for(lambda s: prompt_line(s, "echo after-print"), "the command after the print")
+    term.keys("Q")
+    term.finished()

@@ -11,7 +11,6 @@ that puts away a message of the presenter's does only that.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from contextlib import suppress
 
@@ -35,10 +34,9 @@ from .desk import Desk
 from .endings import hidden_ending, quiet_exit
 from .listening import LiveListener, drift_mark, live_step
 from .notes import Channel, Outline
-from .opening import show_text
+from .opening import braced, show_text
 
 HELP = "RETURN run  + skip  - back  ! shell  g go to  d diff  o output  c canned  Q quit"
-BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
 
 
@@ -163,7 +161,7 @@ class Show:
             else:
                 self.execute(index, step, visible=shown)
         elif action is Action.HOOK:
-            self.engine.run_hook(step)
+            self.engine.run_hook(step, on_output=self.screen.write if shown else None)  # shown, as demosh does
             if not shown:
                 self.keys.discard()
         elif action is Action.PACE:
@@ -176,9 +174,10 @@ class Show:
         elif action is not Action.SHOW:
             return
         elif step.kind in (Kind.PROSE, Kind.COMMENT):
-            show_text(self.screen, step)
+            show_text(self.screen, step, self.session.variables() if "${" in step.text and self.session.alive else {})
         elif step.kind is Kind.PRINT:
             self.screen.printed(self.engine.expand(step))
+            self.pause(index + 1, step.loc)  # demosh waits for RETURN after an @print
 
     def catch_up(self, start: int, stop: int) -> None:
         """Run the commands in steps[start:stop] hidden, as setup: what `--from` and `g` skip over.
@@ -232,8 +231,7 @@ class Show:
         """The command as typed: `${VAR}` shows its value, as the old tool did; `$VAR` stays."""
         if "${" not in step.text or not self.session.alive:
             return step.text
-        values = self.session.variables()
-        return BRACED_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), step.text)
+        return braced(step.text, self.session.variables())
 
     def show_command(self, index: int, step: Step) -> None:
         """Offer a command (typed, or at once) and run it on RETURN; `-` may run earlier ones first."""
