@@ -297,3 +297,17 @@ def test_demoshs_habits_variables_in_text_a_hooks_output_and_a_wait_after_print(
     term.wait_for(lambda s: prompt_line(s, "echo after-print"), "the command after the print")
     term.keys("Q")
     term.finished()
+
+
+def test_shell_and_a_workshop_nests_it_as_demosh_does(present, tmp_path):
+    _workshop(tmp_path, "<!-- @SHOW -->\n\n```bash\necho inner-ran\n```\n", "inner.md")
+    outer = _workshop(tmp_path, "<!-- @SHOW -->\n\n```bash\n$SHELL inner.md\necho outer-end\n```\n", "outer.md")
+    term = present(outer, *FAST, cwd=tmp_path)
+    term.wait_for(lambda s: prompt_line(s, "echo inner-ran"), "the nested workshop's command")
+    term.keys("Enter")
+    term.wait_text("\ninner-ran")
+    term.wait_for(lambda s: prompt_line(s, "echo outer-end"), "the caller's next command")
+    shown = term.screen()
+    assert "not installed" not in shown and "127" not in shown and "$SHELL inner.md" not in shown
+    term.keys("Q")
+    term.finished()
