@@ -3,6 +3,7 @@ on stage, keys at odd moments, a notes terminal that closes, a full-screen progr
 from __future__ import annotations
 
 import json
+import time
 import os
 import select
 
@@ -311,3 +312,50 @@ def test_shell_and_a_workshop_nests_it_as_demosh_does(present, tmp_path):
     assert "not installed" not in shown and "127" not in shown and "$SHELL inner.md" not in shown
     term.keys("Q")
     term.finished()
+
+
+CATCHING_UP = """\
+<!-- @SHOW -->
+
+# Setup
+
+```bash
+touch ran-1; sleep 30
+```
+
+```bash
+touch ran-2; sleep 30
+```
+
+```bash
+touch ran-3; sleep 30
+```
+
+# Later
+
+```bash
+echo later-command
+```
+"""
+
+
+def test_a_second_ctrl_c_during_catch_up_stops_it_and_the_show_goes_on(present, tmp_path):
+    term = present(_workshop(tmp_path, CATCHING_UP), *FAST, "--from", "Later", cwd=tmp_path)
+    term.wait_text("catching up: 1/3")
+    term.keys("C-c")
+    term.wait_text("catching up: 2/3")
+    term.keys("C-c")
+    term.wait_text("interrupted talk.md:6; Ctrl-C again to stop")  # said at the first wait, one at a time
+    term.keys("x")
+    shown = term.wait_text("catching up stopped by Ctrl-C")
+    assert "2 of 3" in shown, shown
+    while "(+" in term.screen():  # each message goes with a key of its own
+        term.keys("x")
+        time.sleep(0.1)
+    term.keys("x")
+    term.wait_for(lambda s: prompt_line(s, "echo later-command"), "the section asked for")
+    assert not (tmp_path / "ran-3").exists()
+    term.keys("Enter")
+    term.wait_text("\nlater-command")
+    term.keys("Q")
+    assert term.finished()[0] == 0

@@ -11,8 +11,10 @@ that puts away a message of the presenter's does only that.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Mapping
 from contextlib import suppress
+from dataclasses import dataclass, field
 
 from ...config import Config
 from ...engine.core import Engine, Policy
@@ -38,6 +40,16 @@ from .opening import braced, show_text
 
 HELP = "RETURN run  + skip  - back  ! shell  g go to  d diff  o output  c canned  Q quit"
 _OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
+
+
+@dataclass
+class _CatchUp:
+    """What one catching up did: commands reached, failed, skipped as endless, cut at the limit."""
+
+    done: int = 0
+    failed: int = 0
+    skipped: list[tuple[SourceLoc, str]] = field(default_factory=list)
+    cut: list[SourceLoc] = field(default_factory=list)
 
 
 class Quit(Exception):
@@ -79,6 +91,7 @@ class Show:
         self.choices = choices
         self.channel.marks = choices.marks
         self.last_shown: StepResult | None = None  # the last command the audience saw run, for `c`
+        self.catching_up = False
         self.outline = Outline(plan)
         self.offered: set[int] = set()  # commands shown to the audience, run or skipped: what `-` offers
         self.last_drift: StepResult | None = None
@@ -184,38 +197,52 @@ class Show:
 
         Each gets the catch-up limit; those that never end by themselves are skipped, or stopped
         at the limit when they come after something else (runner/modes/present/catchup.py).
-        Progress shows as k/N for the presenter; keys pressed meanwhile are forgotten.
+        Progress shows as k/N for the presenter; keys pressed meanwhile are forgotten. One Ctrl-C
+        interrupts the hidden command running; a second one soon after stops the catching up,
+        not the show: one watch over all the commands, not one each.
         """
         todo = sum(1 for step in self.steps[start:stop]
                    if may_run(step) and (not step.if_hooks or self.engine.hooks_active(step)))
         if not todo:
             return
-        done = failed = 0
-        skipped: list[tuple[SourceLoc, str]] = []
-        cut: list[SourceLoc] = []
+        tally = _CatchUp()
+        self.catching_up = True
         try:
-            for index, step, action in self.engine.walk(start, stop):
-                if action is not Action.RUN:
-                    continue
-                done += 1
-                endless = never_ends(step.text)
-                if endless is not None and endless.first:
-                    skipped.append((step.loc, endless.reason))
-                    continue
-                self.channel.progress(f"catching up: {done}/{todo} hidden commands ({step.loc})")
-                result = self.execute(index, bounded(step, self.catch_up_limit, endless),
-                                      visible=False, quietly=True)
-                outcome = result.outcome if result is not None else None
-                if outcome is not None and (outcome.timed_out or (outcome.stopped and endless is not None)):
-                    cut.append(step.loc)
-                elif result is not None and result.verdict.status is Status.FAIL:
-                    failed += 1
-                if not self.session.alive:
-                    return
+            with interrupts(lambda: self.session, self.engine.running, self.channel.post), self.keys.signals():
+                self._catch_up(start, stop, todo, tally)
+        except Aborted as stopped:
+            if stopped.signum != signal.SIGINT:
+                raise
+            self.keys.discard()
+            self.engine.stopped_by = None  # the engine stopped for the catching up alone: the show goes on
+            self.channel.say(f"catching up stopped by Ctrl-C after {tally.done} of {todo} hidden commands: "
+                             "what comes next may miss the state the others make")
         finally:
+            self.catching_up = False
             self.channel.progress(None)
-        for message in summary(todo, failed, skipped, cut, self.catch_up_limit):
+        for message in summary(todo, tally.failed, tally.skipped, tally.cut, self.catch_up_limit):
             self.channel.say(message)
+
+    def _catch_up(self, start: int, stop: int, todo: int, tally: _CatchUp) -> None:
+        """The hidden commands of catch_up, counted in `tally`."""
+        for index, step, action in self.engine.walk(start, stop):
+            if action is not Action.RUN:
+                continue
+            tally.done += 1
+            endless = never_ends(step.text)
+            if endless is not None and endless.first:
+                tally.skipped.append((step.loc, endless.reason))
+                continue
+            self.channel.progress(f"catching up: {tally.done}/{todo} hidden commands ({step.loc})")
+            result = self.execute(index, bounded(step, self.catch_up_limit, endless),
+                                  visible=False, quietly=True)
+            outcome = result.outcome if result is not None else None
+            if outcome is not None and (outcome.timed_out or (outcome.stopped and endless is not None)):
+                tally.cut.append(step.loc)
+            elif result is not None and result.verdict.status is Status.FAIL:
+                tally.failed += 1
+            if not self.session.alive:
+                return
 
     def go_to(self, current: int, target: int) -> int:
         """Forward jumps run what they skip over; backward ones run it again as it comes."""
@@ -337,6 +364,8 @@ class Show:
         try:
             if visible:
                 result = self.engine.execute(index, live_step(step), interactive=True)
+            elif self.catching_up:  # catch_up watches Ctrl-C over all its commands
+                result = self.engine.execute(index, step, interactive=False)
             else:
                 with interrupts(lambda: self.session, self.engine.running, self.channel.post), self.keys.signals():
                     result = self.engine.execute(index, step, interactive=False)
