@@ -3,9 +3,9 @@ on stage, keys at odd moments, a notes terminal that closes, a full-screen progr
 from __future__ import annotations
 
 import json
-import time
 import os
 import select
+import time
 
 import tmux_terminal as live
 from tmux_terminal import FAST, prompt_line
