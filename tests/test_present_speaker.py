@@ -224,12 +224,17 @@ def test_the_terminal_is_whole_after_a_full_screen_program_is_stopped(present, t
     term.finished()
 
 
-def test_an_unwritable_timings_file_at_the_end_is_one_line(present, tmp_path):
+@pytest.mark.parametrize("taken", ["a folder in its place", "its folder made a file"])
+def test_an_unwritable_timings_file_at_the_end_is_one_line(present, tmp_path, taken):
     (tmp_path / "out").mkdir()
     target = tmp_path / "out" / "times.json"
     term = present("basics.md", *FAST, "--timings", str(target))
     term.wait_for(lambda s: prompt_line(s, 'echo "first-output for mars"'), "the first command")
-    target.mkdir()  # the file's place is taken during the show
+    if taken == "a folder in its place":
+        target.mkdir()
+    else:
+        (tmp_path / "out").rmdir()
+        (tmp_path / "out").write_text("")
     term.keys("Q")
     status, _ = term.finished()
     shown = term.screen()
