@@ -61,9 +61,16 @@ def test_c_shows_a_failed_commands_output_as_written_and_says_canned_on_the_note
     term.wait_text("the cluster is gone")
     term.wait_for(lambda s: prompt_line(s, "echo next-command"), "the next command")
     term.keys("c")
-    shown = term.wait_text("web-1   1/1     Running")
+    shown = term.wait_for(lambda s: "web-1   1/1     Running" in s and prompt_line(s, "echo next-command"),
+                          "the canned output, then the next command again")
     assert "canned" not in shown  # the audience sees output, not a confession
+    rows = shown.splitlines()
+    output_row = next(i for i, row in enumerate(rows) if "web-1   1/1     Running" in row)
+    assert [row for row in rows[output_row:] if row.startswith("$ ")] == ["$ echo next-command"], shown
+    assert sum(row.startswith("$ echo next-command") for row in rows) == 1, shown
     pane.wait_text("canned")
+    term.keys("c")  # once is enough
+    pane.wait_text("on the screen already")
     term.keys("Enter")
     term.wait_text("\nnext-command")
     term.keys("Q")

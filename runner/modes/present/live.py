@@ -92,6 +92,7 @@ class Show:
         self.channel.marks = choices.marks
         self.last_shown: StepResult | None = None  # the last command the audience saw run, for `c`
         self.catching_up = False
+        self.canned_for: StepResult | None = None  # the command whose `##` output `c` showed last
         self.outline = Outline(plan)
         self.offered: set[int] = set()  # commands shown to the audience, run or skipped: what `-` offers
         self.last_drift: StepResult | None = None
@@ -409,20 +410,31 @@ class Show:
                           "(DEMOSH_QUIET_FAILURE); the caller goes on")
         return True
 
-    def canned(self, result: StepResult | None) -> None:
+    def canned(self, result: StepResult | None, shown: str | None = None) -> None:
         """`c` (and --canned on a failure): the last shown command's `##` output as its result, for a
-        show whose cluster is gone; the audience sees output, the notes terminal says it is canned."""
+        show whose cluster is gone; the audience sees output, the notes terminal says it is canned.
+        `shown`: the next command, on the screen already: it is taken back and offered again under
+        that output, so the output stays with the command it belongs to."""
         step = result.step if result is not None else None
         if step is None or step.expected is None or not step.expected.lines:
             self.channel.tell("(no ## output to show for the last command)" if step is not None
                               else "(no command has run yet)")
             return
+        if result is self.canned_for:
+            self.channel.tell("(its ## output is on the screen already)")
+            return
+        if shown is not None:
+            self.screen.take_back(shown)
         self.screen.newline_if_needed()
         for line in step.expected.lines:
             self.screen.write(visible(line) + "\n")
+        self.canned_for = result
         self.channel.note(f"{step.loc}: canned: its ## output from {step.expected.loc} shown as its result")
         if self.choices.marks:
             self.screen.aside("(canned: the ## output of the script)", DIM)
+        if shown is not None:
+            self.screen.prompt()
+            self.display(shown, typeout=False)
 
     # Waiting for the presenter.
 
@@ -493,7 +505,7 @@ class Show:
         elif key == "q":  # everywhere it closes what is open over the show; at a wait nothing is
             self.channel.tell("(q closes a page or the pager; Q ends the show)")
         elif key == "c":
-            self.canned(self.last_shown)
+            self.canned(self.last_shown, shown)
         elif key == "o":
             self.desk.page_output(bytes(self.listener.shown_output), self.listener.shown_cut)
         elif key == "!":
