@@ -6,31 +6,12 @@ import re
 import shlex
 import subprocess
 import time
-from pathlib import Path
 
 import tmux_terminal as live
 from tmux_terminal import FAST, Terminal, end, prompt_line
 
 pytestmark = live.TMUX
 terminal, present = live.terminal, live.present  # the shared real-terminal fixtures
-
-
-def _running(*argv: str) -> bool:
-    wanted = ("\0".join(argv) + "\0").encode()
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _wait_running(*argv: str) -> None:
-    deadline = time.monotonic() + 5
-    while not _running(*argv):
-        assert time.monotonic() < deadline, f"{argv} never started"
-        time.sleep(0.05)
 
 
 def test_command_is_typed_and_runs_on_return(present):
@@ -190,7 +171,7 @@ def test_ctrl_c_stops_the_command_not_the_show(present):
     term = present("interrupt.md", *FAST)
     term.wait_for(lambda s: prompt_line(s, "sleep 100"), "the sleep")
     term.keys("Enter")
-    _wait_running("sleep", "100")
+    live.wait_running("sleep", "100")
     term.keys("C-c")
     term.wait_for(lambda s: prompt_line(s, "echo after-the-sleep"), "the next command", timeout=5)
     term.keys("Enter")
@@ -284,12 +265,12 @@ def test_closing_the_terminal_ends_the_workshops_processes(present, terminal):
     term = present("hangup.md", *FAST)
     term.wait_for(lambda s: prompt_line(s, "sleep 313.37"), "the long command")
     term.keys("Enter")
-    _wait_running("sleep", "313.37")
-    _wait_running("sleep", "313.38")
+    live.wait_running("sleep", "313.37")
+    live.wait_running("sleep", "313.38")
     terminal.closed = True  # killed on purpose: there is no terminal left to check
     subprocess.run(["tmux", "-L", terminal.socket, "kill-server"], check=True)
     deadline = time.monotonic() + 8
-    while _running("sleep", "313.37") or _running("sleep", "313.38"):
+    while live.running("sleep", "313.37") or live.running("sleep", "313.38"):
         assert time.monotonic() < deadline, "the workshop's processes outlived the show"
         time.sleep(0.1)
 

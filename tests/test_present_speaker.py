@@ -83,7 +83,8 @@ def test_canned_shows_every_failing_commands_output_by_itself(present, tmp_path)
     term = present(_workshop(tmp_path, FAILING), *FAST, "--canned")
     term.wait_for(lambda s: prompt_line(s, "false"), "the failing command")
     term.keys("Enter")
-    shown = term.wait_text("web-1   1/1     Running")
+    shown = term.wait_for(lambda s: "web-1   1/1     Running" in s and prompt_line(s, "echo next-command"),
+                          "the canned output, then the next command")
     assert "≠" not in shown  # no drift mark on the audience's screen without --marks
     term.keys("Q")
     term.finished()
@@ -345,15 +346,15 @@ CATCHING_UP = """\
 # Setup
 
 ```bash
-touch ran-1; sleep 30
+touch ran-1; sleep 30.1
 ```
 
 ```bash
-touch ran-2; sleep 30
+touch ran-2; sleep 30.2
 ```
 
 ```bash
-touch ran-3; sleep 30
+touch ran-3; sleep 30.3
 ```
 
 # Later
@@ -367,8 +368,10 @@ echo later-command
 def test_a_second_ctrl_c_during_catch_up_stops_it_and_the_show_goes_on(present, tmp_path):
     term = present(_workshop(tmp_path, CATCHING_UP), *FAST, "--from", "Later", cwd=tmp_path)
     term.wait_text("catching up: 1/3")
+    live.wait_running("sleep", "30.1")
     term.keys("C-c")
     term.wait_text("catching up: 2/3")
+    live.wait_running("sleep", "30.2")
     term.keys("C-c")
     term.wait_text("interrupted talk.md:6; Ctrl-C again to stop")  # said at the first wait, one at a time
     term.keys("x")

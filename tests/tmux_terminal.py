@@ -186,5 +186,25 @@ def notes_pane(terminal, tmp_path):
         end(pane)
 
 
+def running(*argv: str) -> bool:
+    """Whether a process with exactly this command line runs (a workshop's `sleep 30.1`)."""
+    wanted = ("\0".join(argv) + "\0").encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_running(*argv: str) -> None:
+    """Until that process runs: a key meant for it is sent only once it is there."""
+    deadline = time.monotonic() + 5
+    while not running(*argv):
+        assert time.monotonic() < deadline, f"{argv} never started"
+        time.sleep(0.05)
+
+
 def prompt_line(shown: str, command: str) -> bool:
     return any(line.startswith("$ ") and line.rstrip().endswith(command) for line in shown.splitlines())
