@@ -15,32 +15,37 @@ install: $(BIN)/demorun
 
 demo: install
 	$(BIN)/demorun run demos/quickstart.md
+	@echo "make: demorun is installed in $(VENV)/bin: run '. $(VENV)/bin/activate' to call it as demorun, or call $(BIN)/demorun"
 
 # The live presenter is tested in a real terminal (tmux), the HTML report in a real browser
-# (chromium). Installed when missing where that is allowed (root and apt-get); anywhere else
-# their tests skip, and pytest's summary says which and why.
+# (chromium). Installed when missing where that is allowed (root and apt-get), after saying so on
+# the first line; NO_APT=1 skips that. Anywhere else, or skipped, their tests skip, and pytest's
+# summary says which and why.
+NO_APT ?=
 tools:
-	@for tool in tmux chromium; do \
-	  command -v $$tool >/dev/null && continue; \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$tool) \
-	      || echo "make: $$tool could not be installed: the tests that need it will skip"; \
-	  else \
-	    echo "make: $$tool is not installed (installing it needs root and apt-get): the tests that need it will skip"; \
-	  fi; \
-	done
+	@missing=""; for tool in tmux chromium; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ -n "$(NO_APT)" ]; then \
+	  echo "make: not installing$$missing (NO_APT is set): the tests that need them will skip"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "make: installing$$missing with apt-get (chromium brings ~200 packages; make test NO_APT=1 skips this)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing) \
+	    || echo "make:$$missing could not be installed: the tests that need them will skip"; \
+	else \
+	  echo "make:$$missing not installed (installing needs root and apt-get): the tests that need them will skip"; \
+	fi
 
 # Lint and types first (seconds), then the suite on two workers (pytest-xdist), then the
 # project's own workshops and README through demorun itself.
-test: install tools
+test: tools install
 	$(BIN)/ruff check runner tests tools bench
 	$(BIN)/mypy
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2
-	$(BIN)/demorun check demos README.md
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/demorun check demos README.md
 
 # The default suite, plus the whole corpus where it takes a sample (-m exhaustive), and property
 # tests drawing new examples each run (the default suite draws the same ones every time).
-test-all: install tools
+test-all: tools install
 	HYPOTHESIS_PROFILE=explore PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -q -n 2 -m "exhaustive or not exhaustive"
 
 bench: install

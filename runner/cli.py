@@ -89,6 +89,14 @@ OPTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
                                                              "folder."),
     "no_isolate": click.option("--no-isolate", is_flag=True,
                                help="Let the workshop use and change your KUBECONFIG (by default it gets its own)."),
+    "from": click.option("--from", "start_at", metavar="HEADING",
+                         help="Start at this section; earlier commands run hidden, as setup, their output unchecked."),
+    "to": click.option("--to", "stop_at", metavar="HEADING",
+                       help="End with this section (and its subsections); later commands are left out."),
+    "section": click.option("--section", metavar="HEADING", help="Only this section: --from and --to HEADING."),
+    "pause_on_failure": click.option("--pause-on-failure", is_flag=True,
+                                     help="At a failure, open the workshop's shell here: `exit` goes on, "
+                                          "`demorun_stop` stops (needs a terminal)."),
     "keep_clusters": click.option("--keep-clusters", is_flag=True,
                                   help="Keep the k3d/kind clusters the workshop created; print how to delete them."),
 }
@@ -138,8 +146,11 @@ def lint_cmd(**values: Any) -> None:
               help="Type commands out at about CPS characters a second (for recordings).")
 @click.option("--quiet", is_flag=True, help="Show only failures.")
 @options("record", "timings", "timeout", "no_init", "verbose", "requires", "kubeconfig", "no_isolate",
-         "keep_clusters")
-def run_cmd(**values: Any) -> None:
+         "keep_clusters", "from", "to", "section", "pause_on_failure")
+@click.pass_context
+def run_cmd(ctx: click.Context, **values: Any) -> None:
+    values["start_at"], values["stop_at"] = _sections(ctx, values.pop("start_at"), values.pop("stop_at"),
+                                                      values.pop("section"))
     commands.run(**values)
 
 
@@ -157,12 +168,30 @@ def run_cmd(**values: Any) -> None:
               help="Check N files at once, each in its own session ('auto': one per core).")
 @click.option("--shard", type=Shard(), metavar="K/N",
               help="Check only shard K of N: a stable split of the files for CI matrices.")
-@options("timeout", "no_init", "verbose", "requires", "requires_auto", "kubeconfig", "no_isolate", "keep_clusters")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Leave out the files of a folder given that match GLOB (from here; repeatable).")
+@click.option("--interactive", is_flag=True,
+              help="Show each differing ## block with its diff and ask: accept (write it), skip or quit.")
+@options("timeout", "no_init", "verbose", "requires", "requires_auto", "kubeconfig", "no_isolate", "keep_clusters",
+         "from", "to", "section", "pause_on_failure")
 @click.pass_context
 def check_cmd(ctx: click.Context, **values: Any) -> None:
     if values["show_diff"] and not values["update"]:
         raise click.UsageError("--diff goes with --update", ctx)
+    if values["interactive"] and values["update"]:
+        raise click.UsageError("--interactive asks for each block that --update would write: give one of them", ctx)
+    values["sections"] = _sections(ctx, values.pop("start_at"), values.pop("stop_at"), values.pop("section"))
     commands.check(**values)
+
+
+def _sections(ctx: click.Context, start: str | None, stop: str | None, section: str | None
+              ) -> tuple[str | None, str | None]:
+    """--from and --to as given, or both from --section."""
+    if section is not None:
+        if start is not None or stop is not None:
+            raise click.UsageError("--section is --from and --to in one: give either", ctx)
+        return section, section
+    return start, stop
 
 
 @main.command("present", help=commands.present.__doc__, context_settings={"ignore_unknown_options": True})

@@ -5,7 +5,7 @@ runner/launch.py reads the same options from click's own table and calls the sam
 Each ends the process with the command's exit code (runner/exits.py), never returning.
 Each command's driver is imported in its own body, so `lint` on every save and `present`
 before its first screen load only theirs (tests/test_launch.py); so are the cluster
-options, which cost them 1.5 ms (bench/revisions.py) and are needed by neither unless asked.
+options, needed by neither unless asked (docs/performance.md, measured choices).
 """
 from __future__ import annotations
 
@@ -40,19 +40,22 @@ def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str
 
 def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None, quiet: bool, record: str | None,
         timings: str | None, timeout: float | None, no_init: bool, verbose: bool, requires: tuple[str, ...],
-        kubeconfig: str | None, no_isolate: bool, keep_clusters: bool) -> None:
+        kubeconfig: str | None, no_isolate: bool, keep_clusters: bool, start_at: str | None = None,
+        stop_at: str | None = None, pause_on_failure: bool = False) -> None:
     """Replay workshop FILE unattended; ARGS become $1, $2... ($0 is FILE)."""
     from .modes.run import run_replay
 
     call(run_replay, file, list(args), keep_going=keep_going, speed=speed, quiet=quiet, record=record,
          timings=timings, timeout=timeout, no_init=no_init, verbose=verbose,
-         cluster=_cluster(requires, kubeconfig, no_isolate, keep_clusters))
+         cluster=_cluster(requires, kubeconfig, no_isolate, keep_clusters), start_at=start_at, stop_at=stop_at,
+         pause_on_failure=pause_on_failure)
 
 
 def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | None, html: str | None, update: bool,
           show_diff: bool, jobs: int, shard: tuple[int, int] | None, timeout: float | None, no_init: bool,
           verbose: bool, requires: tuple[str, ...], requires_auto: bool, kubeconfig: str | None, no_isolate: bool,
-          keep_clusters: bool, json_path: str | None = None) -> None:
+          keep_clusters: bool, json_path: str | None = None, sections: tuple[str | None, str | None] = (None, None),
+          interactive: bool = False, pause_on_failure: bool = False, exclude: tuple[str, ...] = ()) -> None:
     """Run workshops and check every exit status and ## output against the real one.
 
     A folder gives its Markdown workshops; a .sh workshop is checked when named.
@@ -62,7 +65,8 @@ def check(paths: tuple[str, ...], fail_fast: bool, strict: bool, junit: str | No
     cluster = _cluster(requires, kubeconfig, no_isolate, keep_clusters)._replace(auto_requires=requires_auto)
     call(run_check, list(paths), fail_fast=fail_fast, strict=strict, junit=junit, html=html, update=update,
          show_diff=show_diff, timeout=timeout, no_init=no_init, jobs=jobs, shard=shard, verbose=verbose,
-         cluster=cluster, json_path=json_path)
+         cluster=cluster, json_path=json_path, sections=sections, interactive=interactive,
+         pause_on_failure=pause_on_failure, exclude=exclude)
 
 
 def list_steps(file: str, as_json: bool, no_init: bool) -> None:

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from .errors import ConfigError
 
-KEYS = ("timeout", "catch-up-timeout", "masks", "volatile-columns", "env", "secrets")
+KEYS = ("timeout", "catch-up-timeout", "masks", "volatile-columns", "env", "secrets", "include", "exclude")
 
 
 class Config(NamedTuple):
@@ -21,13 +21,15 @@ class Config(NamedTuple):
     volatile_columns: tuple[str, ...] = ()  # table columns that accept any value of the same shape
     env: Mapping[str, str] = {}  # noqa: B006 (read only: runs copy it)  variables set in every session
     secrets: tuple[str, ...] = ()  # more variable names whose values are masked in artefacts
+    include: tuple[str, ...] = ()  # globs, from the file's folder: a folder's workshops are these only
+    exclude: tuple[str, ...] = ()  # globs, from the file's folder: never a workshop when found in a folder
 
 
 def find_config_file(start: str) -> tuple[str, dict] | None:
     """The nearest file that configures demorun, and its `demorun` table.
 
-    os.path, not pathlib: present's first screen reads the configuration, and pathlib
-    cost it 1.5 ms (bench/revisions.py)."""
+    os.path, not pathlib: present's first screen reads the configuration (docs/performance.md,
+    measured choices)."""
     folder = os.path.realpath(start)
     while True:
         own = os.path.join(folder, "demorun.toml")
@@ -91,6 +93,11 @@ def _build(source: str, table: dict) -> Config:
 
     columns = _string_list(table, "volatile-columns", bad)
     secrets = _string_list(table, "secrets", bad)
+    include, exclude = (_string_list(table, key, bad) for key in ("include", "exclude"))
+    for key, globs in (("include", include), ("exclude", exclude)):
+        for glob in globs:
+            if not glob.strip() or glob.startswith("/") or ".." in glob.split("/"):
+                raise bad(key, f"{glob!r}: expected a glob relative to {os.path.dirname(source) or '.'}")
 
     env = table.get("env", {})
     if not isinstance(env, dict):
@@ -109,6 +116,8 @@ def _build(source: str, table: dict) -> Config:
         volatile_columns=tuple(columns),
         env={name: str(value) for name, value in env.items()},
         secrets=tuple(secrets),
+        include=tuple(include),
+        exclude=tuple(exclude),
     )
 
 

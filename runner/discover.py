@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 import stat
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from .errors import ParseError
 from .parse.markdown import has_runnable_fence
@@ -13,15 +15,27 @@ from .parse.source import MAX_BYTES
 _SKIPPED_DIRS = {"node_modules", "__pycache__", "venv"}  # and every hidden folder
 
 
-def find_workshops(paths: list[str], *, scripts: bool) -> list[tuple[str, bool]]:
-    """(file, named on the command line) for files named directly and, below each folder,
-    Markdown with a runnable fence, plus shell scripts when `scripts`. Lint reads them all;
-    check runs a folder's Markdown only, since the scripts beside workshops are mostly
-    helpers they import or setup scripts that must not run on their own."""
+class Choice(NamedTuple):
+    """Why a file below a folder was taken as a workshop, or left out: what `check -v` says."""
+
+    file: str
+    taken: bool
+    why: str
+
+
+def find_workshops(paths: list[str], *, scripts: bool, exclude: Sequence[str] = (),
+                   said: list[Choice] | None = None) -> list[tuple[str, bool]]:
+    """(file, named on the command line) for files named directly and, below each folder, its
+    workshops by the rule of docs/ci.md#which-files: Markdown with a runnable fence (plus shell
+    scripts when `scripts`), or only what the configuration's `include` globs name, less what its
+    `exclude` globs and `exclude` (globs from the current folder: `check --exclude`) name. Lint reads
+    them all; check runs a folder's Markdown only, since the scripts beside workshops are mostly
+    helpers they import or setup scripts that must not run on their own. `said` collects a
+    Choice for each file of a folder taken or left out by a glob."""
     found: list[tuple[str, bool]] = []
     for path in paths:
         if os.path.isdir(path):
-            below = _walk(path, scripts)
+            below = _chosen(path, scripts, exclude, said)
             if not below:
                 kinds = "*.md with a bash fence, no *.sh" if scripts else "*.md with a bash fence"
                 others = len(not_workshops([path]))
@@ -35,9 +49,69 @@ def find_workshops(paths: list[str], *, scripts: bool) -> list[tuple[str, bool]]
     return list(dict.fromkeys(found))
 
 
-def _walk(folder: str, scripts: bool) -> list[str]:
-    """Workshops below `folder`, in a stable order: each folder's files, then its folders, sorted."""
-    return [path for path in _files_below(folder) if is_workshop(path, scripts)]
+def _chosen(folder: str, scripts: bool, exclude: Sequence[str], said: list[Choice] | None) -> list[str]:
+    """The workshops below `folder`: the rule's, narrowed by the configuration's globs and `exclude`."""
+    from .config import load_config  # only for folders: a file named is taken as it is
+
+    config = load_config(folder)
+    base = os.path.dirname(config.source) if config.source else folder
+    where = os.path.basename(config.source) if config.source else ""
+    taken = []
+    for path in _files_below(folder):
+        own = os.path.relpath(path, base)
+        include = next((g for g in config.include if matches(g, own)), None)
+        if config.include and include is None:
+            continue  # not named by include: not considered at all
+        if include is not None and (path.endswith(".sh") and _regular(path) or is_workshop(path, False)):
+            why = f"matches include {include!r} ({where})"
+        elif include is None and is_workshop(path, scripts):
+            why = "Markdown with a runnable fence" if not path.endswith(".sh") else "a shell script (lint reads them)"
+        else:
+            continue
+        dropped = next((f"matches exclude {g!r} ({where})" for g in config.exclude if matches(g, own)), None) \
+            or next((f"matches --exclude {g!r}" for g in exclude if matches(g, os.path.relpath(path))), None)
+        if said is not None:
+            said.append(Choice(path, dropped is None, dropped or why))
+        if dropped is None:
+            taken.append(path)
+    return taken
+
+
+def matches(glob: str, path: str) -> bool:
+    """Whether `path` (relative, `/`-separated) matches `glob`: `*` and `?` within one folder's
+    names, `**` across folders, `[...]` as in fnmatch; a glob with no `/` matches a file's name
+    in any folder (`INSTALL.md`, `*.draft.md`), and a glob naming a folder matches what is below it."""
+    path = path.replace(os.sep, "/").removeprefix("./")
+    glob = glob.removeprefix("./").rstrip("/")
+    if "/" not in glob:
+        return bool(re.fullmatch(_regex(glob), os.path.basename(path)))
+    return bool(re.fullmatch(_regex(glob) + "(?:/.*)?", path))
+
+
+def _regex(glob: str) -> str:
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif glob[i] == "[" and "]" in glob[i + 2:]:
+            end = glob.index("]", i + 2)
+            inner = glob[i + 1:end]
+            out.append("[" + ("^" + re.escape(inner[1:]) if inner[0] == "!" else re.escape(inner)) + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
 
 
 def _files_below(folder: str) -> Iterator[str]:
@@ -112,9 +186,9 @@ def not_workshops(paths: list[str]) -> list[str]:
 
 
 def scripts_below(paths: list[str]) -> list[str]:
-    """The `.sh` files below the folders in `paths`, which check leaves out unless named."""
-    return [file for path in paths if os.path.isdir(path) for file in _walk(path, True)
-            if file.endswith(".sh")]
+    """The `.sh` files below the folders in `paths`, which check leaves out unless named or included."""
+    return [file for path in paths if os.path.isdir(path) for file in _files_below(path)
+            if file.endswith(".sh") and _regular(file)]
 
 
 def shard(files: list[str], k: int, n: int, together: Sequence[Sequence[str]] = ()) -> list[str]:

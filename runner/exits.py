@@ -11,7 +11,7 @@ from .streams import echo, tolerate_closed_readers
 def call(fn: Callable[..., int], *args: object, **kwargs: object) -> None:
     """Run a command body and exit with its code; errors become one line and their own code.
 
-    Never returns. (Annotated None, not NoReturn: typing would cost `lint` and `present` 2 ms.)"""
+    Never returns. (Annotated None, not NoReturn: importing typing would slow `lint` and `present`.)"""
     tolerate_closed_readers()
     try:
         code = fn(*args, **kwargs)

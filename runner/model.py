@@ -38,6 +38,7 @@ class Kind(str, Enum):
     PRINT = "print"  # text = arguments, ${VAR} expanded by the session
     HOOK = "hook"  # run $DEMO_HOOK_<var> if set (presenting only)
     NOTE = "note"  # text = an author's @note, for the presenter's notes terminal only
+    FILE = "file"  # text = a fence's text, written to Step.target when the walk reaches it
 
 
 class Severity(str, Enum):
@@ -94,9 +95,18 @@ class Modifiers(NamedTuple):
     volatile: tuple[str, ...] = ()  # @volatile NAME...: columns or keys whose values are measurements
     optional: bool = False  # from an unknown `@name`: warn and go on if not found
     ends_shell: bool = False  # @ends-shell: this command ends the shell on purpose
+    wait_for: str | None = None  # @wait-for REGEX: interrupt the command once its output matches
 
 
 NO_MODIFIERS = Modifiers()  # shared by every step no directive touched
+
+
+class Requirement(NamedTuple):
+    """A tool named by @requires that must be on PATH (or, `called`, one a command calls: --requires-auto)."""
+
+    tool: str
+    loc: SourceLoc
+    called: bool = False
 
 
 class Step(NamedTuple):
@@ -114,6 +124,8 @@ class Step(NamedTuple):
     if_hooks: tuple[str, ...] = ()  # run only if every $DEMO_HOOK_<var> is set
     called_from: tuple[SourceLoc, ...] = ()  # macro, import and @$SHELL call sites
     nested: tuple[int, ...] = ()  # the @$SHELL calls it runs inside, outermost first (Plan.shells)
+    target: str | None = None  # FILE steps: the path written, as the author gave it
+    requires: tuple[Requirement, ...] = ()  # @requires of its section alone: missing, the section is skipped
 
 
 class NestedShell(NamedTuple):
@@ -121,13 +133,6 @@ class NestedShell(NamedTuple):
 
     file: str
     loc: SourceLoc  # the call site
-
-class Requirement(NamedTuple):
-    """A tool named by @requires that must be on PATH (or, `called`, one a command calls: --requires-auto)."""
-
-    tool: str
-    loc: SourceLoc
-    called: bool = False
 
 
 class Need(NamedTuple):

@@ -1,4 +1,4 @@
-"""pytest plugin: `pytest --demorun DIR` checks workshops as tests, one per command, one session per file.
+"""pytest plugin: `pytest --demorun DIR...` checks workshops as tests, one per command, one session per file.
 
 Loaded by every pytest where demorun is installed, so it does nothing without
 `--demorun` and imports demorun's heavier modules only when it collects.
@@ -14,9 +14,10 @@ import pytest
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("demorun", "demorun workshops")
-    group.addoption("--demorun", action="append", default=[], metavar="PATH",
-                    help="Check the workshops in PATH (a folder's Markdown workshops, or a file; "
-                         "repeatable): one test per command, one bash session per file.")
+    group.addoption("--demorun", action="store_true", default=False,
+                    help="Check the workshops in pytest's paths (a folder's Markdown workshops, or a file; "
+                         "the current folder when none is given): one test per command, one bash session "
+                         "per file.")
     group.addoption("--demorun-shard", metavar="K/N", default=None,
                     help="Keep only the workshops of shard K of N (the split `demorun check --shard` makes).")
     group.addoption("--demorun-timeout", metavar="D", default=None,
@@ -32,10 +33,9 @@ class _Options:
         from .arguments import shard as parse_shard
         from .parse.durations import parse_duration
 
-        self.roots = [os.path.abspath(p) for p in config.getoption("demorun")]
-        for root, given in zip(self.roots, config.getoption("demorun")):
-            if not os.path.exists(root):
-                raise pytest.UsageError(f"--demorun: no such file or folder: {given!r}")
+        # pytest's own paths (it says which do not exist), node ids cut to their file.
+        given = config.args if config.args_source is pytest.Config.ArgsSource.ARGS else [os.curdir]
+        self.roots = [os.path.abspath(str(a).split("::")[0]) for a in given]
         shard = config.getoption("demorun_shard")
         try:
             self.shard = parse_shard(shard) if shard else None
@@ -47,20 +47,33 @@ class _Options:
         except ValueError as exc:
             raise pytest.UsageError(f"--demorun-timeout: {exc}") from None
         self.no_init = config.getoption("demorun_no_init")
-        # Scripts run when named, as with `demorun check`: in a folder they are mostly helpers.
-        self.named = {os.path.abspath(str(a).split("::")[0]) for a in config.args}
+        # The folders' workshops, chosen now: a bad include/exclude is a usage error before collecting.
+        self.chosen = _folders_workshops([r for r in self.roots if os.path.isdir(r)])
 
     def wants(self, path: Path) -> bool:
-        """Whether pytest's walk reached a workshop this run should check."""
-        from .discover import is_workshop
-
+        """Whether pytest's walk reached a workshop this run should check: a file named (but pytest's
+        own Python tests), as `demorun check FILE` takes any file it is given, or one of a folder's
+        workshops as `check DIR` chooses them (include, exclude; scripts run when named)."""
         full = os.path.abspath(path)
         if full in self.roots:
-            return True  # named by --demorun, as `demorun check FILE` takes any file it is given
-        if full in self.named and (full.endswith(".sh") or full.lower().endswith(".md")):
-            return any(full.startswith(r + os.sep) for r in self.roots)
-        return (any(full.startswith(r + os.sep) for r in self.roots if os.path.isdir(r))
-                and is_workshop(full, scripts=False))
+            return not full.endswith(".py")
+        return full in self.chosen
+
+
+def _folders_workshops(folders: list[str]) -> set[str]:
+    """The workshops `demorun check` would take from each folder (docs/ci.md#which-files)."""
+    from .discover import find_workshops
+    from .errors import ConfigError, ParseError
+
+    chosen: set[str] = set()
+    for folder in folders:
+        try:
+            chosen.update(os.path.abspath(file) for file, _ in find_workshops([folder], scripts=False))
+        except ParseError:
+            continue  # no workshop in it: pytest says it collected nothing
+        except ConfigError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return chosen
 
 
 _OPTIONS = pytest.StashKey[_Options]()
@@ -72,8 +85,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_OPTIONS] = _Options(config)
     config.addinivalue_line("markers", "demorun: a command of a demorun workshop")
     if config.args_source is not pytest.Config.ArgsSource.ARGS:
-        # No paths given: check the workshops, not the project's usual test paths.
-        config.args = list(config.getoption("demorun"))
+        # No paths given: the workshops of the current folder, not the project's usual test paths.
+        config.args = [os.curdir]
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
@@ -125,7 +138,7 @@ class WorkshopFile(pytest.File):
             # Reported as an error, as `check` does, without stopping the other workshops.
             yield BrokenWorkshop.from_parent(self, name="workshop", message=str(exc))
             return
-        # A folder's files with nothing to run are not workshops; one named by --demorun is said to be empty.
+        # A folder's files with nothing to run are not workshops; one named is said to be empty.
         empty = nothing_to_run(self.plan) if os.path.abspath(self.path) in options.roots else None
         for line in said_before(self.plan.file, start_findings(self.plan), empty,
                                 goes_on="its commands run all the same"):
@@ -260,7 +273,8 @@ class WorkshopItem(pytest.Item):
         if result.verdict.status is Status.FAIL:
             from .report.summary import failure_text
 
-            raise WorkshopError(run.redact(failure_text(result)))
+            crash = _crash_line(result, own=self.step.loc.file == self.workshop.plan.file)
+            raise WorkshopError(run.redact(f"{crash}\n{failure_text(result)}"))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, WorkshopError):
@@ -277,6 +291,20 @@ class WorkshopItem(pytest.Item):
 
         first = self.step.text.splitlines()[0] if self.step.text else ""
         return visible(f"{self.step.loc}: {self.workshop.mask(first)}")
+
+
+def _crash_line(result, *, own: bool) -> str:
+    """The failure's most telling line, first, for pytest's one-line summary (`-r`), which keeps only
+    what fits after the test's id: `alpha: STATUS expected Running, got Pending` for a table, else the
+    verdict's message. The id names the file and line already; a command that is not the workshop's
+    `own` (from an @import) is placed by its file:line."""
+    from .printable import visible
+
+    loc = str(result.step.loc)
+    details = [d.strip() for d in result.verdict.details if d.strip()]
+    telling = details[0] if details and not details[0].startswith(("---", "+++", "@@", "-", "+")) else None
+    said = telling or result.verdict.message.removeprefix(f"{loc}: ")
+    return visible(said if own else f"{loc}: {said}")
 
 
 @pytest.hookimpl(wrapper=True)

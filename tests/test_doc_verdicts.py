@@ -49,6 +49,7 @@ WORKSHOPS = {
     "requires": "<!-- @requires no-such-tool-for-demorun -->\n```bash\necho hi\n```\n",
     "exit 7": "```bash\nexit 7\n```\n",
     "drift": "```bash\necho new\n## old\n```\n",
+    "import": "<!-- @import no-such-helpers.md -->\n```bash\necho hi\n## hi\n```\n",
 }
 
 
@@ -82,8 +83,8 @@ def _code_cases(tmp_path, written) -> dict[str, list[tuple[str, list[str]]]]:
         "0": [("nothing failed", ["check", written("pass")]),
               ("skipped commands", ["check", written("skip")]),
               ("a file with nothing to run (EMPTY)", ["check", written("empty")]),
-              ("lint errors are said", ["check", written("lint")]),
-              ("fail only with `--strict`", ["run", written("lint")])],
+              ("fail only with `--strict`", ["check", written("skip")]),
+              ("`run` and `present` go on", ["run", written("lint")])],
         "1": [("its output", ["check", written("output")]),
               ("its exit status", ["check", written("status")]),
               ("its time limit", ["check", written("time")]),
@@ -91,7 +92,7 @@ def _code_cases(tmp_path, written) -> dict[str, list[tuple[str, list[str]]]]:
               ("the shell ended before it", ["check", written("shell ended")]),
               ("a skipped command", ["check", "--strict", written("skip")]),
               ("a file with nothing to run", ["check", "--strict", written("empty")]),
-              ("or a lint error", ["check", "--strict", written("lint")]),
+              ("for `check`, a lint error", ["check", written("lint")]),
               ("for `lint`: an error was found", ["lint", "--no-init", written("lint")])],
         "2": [("usage", ["check", "--shard", "4/3", written("pass")]),
               ("parse", ["run", _broken(tmp_path)]),
@@ -226,6 +227,7 @@ def test_every_exit_code_ci_md_names_in_a_sentence_is_tested(demorun, tmp_path, 
         "A shard with no files passes (exit 0)": lambda: code("check", "--shard", "3/3", written("pass")) == 0,
         "anything else is a usage error (exit 2)": lambda: code("check", "--shard", "0/3", written("pass")) == 2,
         "A folder with no workshop at all is a usage error (exit 2)": lambda: _no_workshops(demorun, tmp_path) == 2,
+        "fails on it (exit 1)": lambda: code("check", written("import")) == 1,
         "the exit code is 2 at the end": lambda: demorun("check", _broken(tmp_path), written("pass")).exit_code == 2,
         # walked by test_a_parallel_check_stopped_exits_as_ci_md_says, which reads this sentence
         "after Ctrl-C,": lambda: bool(re.search(r"exits \d+ after Ctrl-C, \d+ after SIGTERM and \d+ after SIGHUP",

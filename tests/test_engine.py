@@ -75,6 +75,9 @@ class Call:
 class FakeSession:
     """Stands in for runner.session.Session: answers commands from a queue, in order."""
 
+    read_ahead = False  # runner.engine.shell.Shell: nothing waits in its input
+    waiting = 0
+
     def __init__(self, *answers: Do, clock: Clock | None = None, variables: dict[str, str] | None = None):
         self.answers = deque(answers)
         self.clock = clock

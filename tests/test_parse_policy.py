@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-def test_lint_errors_demosh_would_accept_are_warnings_when_running(demorun, workshop):
+def test_lint_errors_demosh_would_accept_are_said_run_goes_on_and_check_fails(demorun, workshop):
     path = workshop("""
         # Setup
         @import helpers.sh -->
@@ -15,9 +15,9 @@ def test_lint_errors_demosh_would_accept_are_warnings_when_running(demorun, work
     linted = demorun("lint", "--no-init", path)
     assert linted.exit_code == 1
     assert f"{path}:2: error:" in linted.output and f"{path}:3: error:" in linted.output
-    for mode in ("run", "check"):
+    for mode, code in (("run", 0), ("check", 1)):
         result = demorun(mode, "--no-init", path)
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == code, result.output
         assert f"{path}:2: error: " in result.output and "[directive-outside-comment]" in result.output
         assert f"{path}:3: error: cannot import 'no-such-helpers.sh'" in result.output
     assert "still runs" in demorun("run", "--no-init", path).output

@@ -83,7 +83,8 @@ def test_the_opening_holds_exactly_the_steps_decided_without_the_shell(kind, vis
     # Hooks, waits, @print and shown commands end the opening even where skipped: the walk goes on
     # from there. Commands not shown are passed over: they run once the shell is up, showing nothing.
     hidden_command = kind is Kind.COMMAND and visibility is not Visibility.SHOW
-    ends = not hidden_command and (bool(asked) or kind in (Kind.COMMAND, Kind.HOOK, Kind.WAIT, Kind.PRINT))
+    # A fence written as a file ends it too: the walk writes it (runner/engine/authoring.py).
+    ends = not hidden_command and (bool(asked) or kind in (Kind.COMMAND, Kind.HOOK, Kind.WAIT, Kind.PRINT, Kind.FILE))
     later = _step(Kind.COMMAND, Visibility.SHOW, ())
     assert opening(Plan("w.md", (step, later))) == (0 if ends else 1)
     if not ends and reason is None:

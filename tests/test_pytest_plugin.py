@@ -132,9 +132,9 @@ def test_after_the_shell_exits_the_rest_is_skipped_saying_where(pytester):
 
 def test_k_and_node_ids_select_and_earlier_commands_still_set_the_state(pytester):
     _write(pytester, "tour.md", TOUR)
-    by_id = _run(pytester, "--demorun", ".", "tour.md::line-12")
+    by_id = _run(pytester, "--demorun", "tour.md::line-12")
     by_id.assert_outcomes(passed=1)  # `export GREETING` ran first, unreported
-    by_k = _run(pytester, "--demorun", ".", "-k", "line-12 or line-17")
+    by_k = _run(pytester, "--demorun", "-k", "line-12 or line-17")
     by_k.assert_outcomes(passed=1, failed=1, deselected=2)
 
 
@@ -257,7 +257,7 @@ def test_lint_errors_and_an_empty_file_show_in_the_summary_without_rs(pytester):
         ```
         """)
     _write(pytester, "notes.md", "# Notes\n\n```console\n$ echo hi\n```\n")
-    result = _run(pytester, "--demorun", "typo.md", "--demorun", "notes.md")
+    result = _run(pytester, "--demorun", "typo.md", "notes.md")
     result.assert_outcomes(passed=1, skipped=1, warnings=3)  # @SHWO itself is skipped, as `check` leaves it out
     result.stdout.fnmatch_lines([
         "*DemorunWarning: typo.md:1: error: '@SHWO' is no directive*did you mean @SHOW?*unknown-directive*",

@@ -113,7 +113,7 @@ def test_a_broken_workshop_is_annotated_at_the_line_its_error_names():
     assert _parse(github_annotations(RunReport((unnamed,), 0.0), Redactor(), root=str(REPO))[0])[1]["line"] == "1"
 
 
-def test_lint_errors_and_empty_files_are_warnings_or_under_strict_errors_and_updates_notices():
+def test_lint_errors_are_errors_empty_files_warnings_or_under_strict_errors_and_updates_notices():
     from runner.model import Finding, Severity, SourceLoc
 
     finding = Finding(SourceLoc("docs/w.md", 4), Severity.ERROR, "unknown-directive", "'@SHWO'; did you mean @SHOW?")
@@ -125,7 +125,7 @@ def test_lint_errors_and_empty_files_are_warnings_or_under_strict_errors_and_upd
         report = RunReport((FileReport("docs/w.md", (updated,), 0.1, findings=(finding,), strict=strict),
                             FileReport("docs/README.md", (), 0.0, empty=empty, strict=strict)), 0.1)
         lines = github_annotations(report, Redactor(), root=str(REPO))
-        assert f"::{kind} file=docs/w.md,line=4,title=demorun lint%3A unknown-directive::'@SHWO'; did you mean " \
+        assert "::error file=docs/w.md,line=4,title=demorun lint%3A unknown-directive::'@SHWO'; did you mean " \
                "@SHOW?" in lines
         assert f"::{kind} file=docs/README.md,line=1,title=demorun%3A nothing to run::{empty}" in lines
         assert "::notice file=docs/w.md,line=7,endLine=8,title=demorun%3A echo one::docs/w.md:7: ## block at " \

@@ -34,7 +34,7 @@ def test_updated_commands_lint_errors_and_install_hints_are_shown():
     skipped = FileReport("k.md", (), 0.0, skipped_reason="missing tool k3d (@requires at k.md:1)",
                          hints=("k3d: not on PATH; install it: https://k3d.io/#installation",))
     page = render_html(RunReport((FileReport("w.md", (updated,), 0.1, findings=(lint,)), skipped), 0.1), Redactor())
-    assert _badge(page) == "updated"
+    assert _badge(page) == "fail"  # a lint error fails the file, its command UPDATED all the same
     assert '<span class="badge updated">UPDATED</span>' in page and "rewritten with the real output" in page
     assert "w.md:1: &#39;@SHWO&#39;; did you mean @SHOW? <code>[unknown-directive]</code>" in page
     assert "1 lint error" in page

@@ -122,19 +122,17 @@ def test_a_file_with_nothing_to_run_is_empty_never_pass_and_fails_strict():
     assert file_status(FileReport("x.md", (), 0.0)) is Status.EMPTY  # no results and no reason: still not a pass
 
 
-def test_lint_errors_are_counted_and_fail_only_under_strict():
+def test_lint_errors_are_counted_and_fail_the_file_with_or_without_strict():
     results = (_result("w.md", 3, Status.PASS),)
-    linted = FileReport("w.md", results, 0.5, findings=(_lint_error("w.md", 1),))
-    assert file_status(linted) is Status.PASS
-    assert file_progress_line(linted) == "PASS w.md  1 passed, 0 failed, 0 skipped  (0.5s)  1 lint error"
-    assert render_summary(RunReport((linted,), 0.5), Redactor(), color=False).splitlines()[-1] == \
-        "0 failed, 1 passed, 0 skipped, 1 lint error in 0.5s"
-    strict = FileReport("w.md", results, 0.5, findings=linted.findings, strict=True)
-    assert file_status(strict) is Status.FAIL
-    text = render_summary(RunReport((strict,), 0.5), Redactor(), color=False)
-    assert text.startswith("LINT w.md:1\n  '@SHWO' is no directive; did you mean @SHOW? [unknown-directive] (--strict")
-    rows = [line for line in text.splitlines() if line.startswith("FAIL ")]
-    assert rows and "1 lint error (--strict: a failure)" in rows[0]
+    for strict in (False, True):
+        linted = FileReport("w.md", results, 0.5, findings=(_lint_error("w.md", 1),), strict=strict)
+        assert file_status(linted) is Status.FAIL
+        assert file_progress_line(linted) == \
+            "FAIL w.md  1 passed, 0 failed, 0 skipped  (0.5s)  1 lint error (a failure)"
+        text = render_summary(RunReport((linted,), 0.5), Redactor(), color=False)
+        assert text.splitlines()[-1] == "0 failed, 1 passed, 0 skipped, 1 lint error (a failure) in 0.5s"
+        assert text.startswith("LINT w.md:1\n  '@SHWO' is no directive; did you mean @SHOW? "
+                               "[unknown-directive] (a failure")
 
 
 def test_updated_commands_are_their_own_word_and_make_the_file_updated():

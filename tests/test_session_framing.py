@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import runner.session.framing as framing
+import runner.session.session as session_module
 from runner.engine.core import Engine, Policy
 from runner.errors import ParseError
 from runner.model import NO_MODIFIERS, Plan, Step
@@ -113,7 +114,7 @@ def test_framings_agree_on_every_workshop(tmp_path, monkeypatch):
 def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
     """The paths the session takes from now on, by name (PATHS), as a set that fills up."""
     taken: set[str] = set()
-    frame, queue, take_queued = framing.frame, framing.queueable, Bash.take_queued
+    frame, queue, take_queued = framing.frame, session_module.queueable, Bash.take_queued
     withdraw, drained = ReadAhead.withdraw, ReadAhead.drained
 
     def framed(text, interactive, guard=False):
@@ -121,8 +122,8 @@ def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
         taken.update(["one line" if len(chunks) == 1 else "line by line"] + (["guarded"] if guard else []))
         return chunks
 
-    def queued(ahead, used):
-        lines = queue(ahead, used)
+    def queued(text, chunks, ahead):
+        lines = queue(text, chunks, ahead)
         taken.update(["queued"] if lines else [])
         return lines
 
@@ -140,7 +141,7 @@ def paths_taken(monkeypatch: pytest.MonkeyPatch) -> set[str]:
         return drained(self, payload)
 
     monkeypatch.setattr(framing, "frame", framed)
-    monkeypatch.setattr(framing, "queueable", queued)
+    monkeypatch.setattr(session_module, "queueable", queued)
     monkeypatch.setattr(Bash, "take_queued", replied)
     monkeypatch.setattr(ReadAhead, "withdraw", taken_back)
     monkeypatch.setattr(ReadAhead, "drained", read_away)

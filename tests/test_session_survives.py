@@ -14,8 +14,8 @@ import pexpect
 import pytest
 
 from runner.errors import CommandRejected
-from runner.session.leftovers import TerminalLeftovers
 from runner.session.session import Session
+from runner.terminal.leftovers import TerminalLeftovers
 
 DEMORUN = shutil.which("demorun") or "demorun"
 

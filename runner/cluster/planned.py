@@ -225,7 +225,7 @@ def undeclared_tools(plan: Plan) -> tuple[Requirement, ...]:
     for step in plan.commands:
         if step.visibility is not Visibility.SKIP:
             for tool in called_tools(step.text):
-                if tool not in declared:
+                if tool not in declared and all(r.tool != tool for r in step.requires):  # or its section's
                     outside = step.loc.file != plan.file and step.called_from
                     found.setdefault(tool, step.called_from[0] if outside else step.loc)
     return tuple(Requirement(tool, loc, called=True) for tool, loc in found.items())

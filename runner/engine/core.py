@@ -8,32 +8,29 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from ..errors import Aborted, CommandRejected, SessionError
 from ..model import DEFAULT_TIMEOUT, NO_MODIFIERS, Kind, Plan, SourceLoc, Step, Visibility
 from ..parse.directives import suggest
 from ..results import Outcome, Status, StepResult, Verdict
 from ..secrets import Redactor, SecretTracker
-from ..session.session import Session
+from ..session.read_ahead import may_wait, plan_may_queue
 from ..verify.command import verify_command
 from ..verify.values import VerifyOptions
 from . import timeouts
+from .authoring import EndlessGuard, EndlessLimit, SectionNeeds, WaitFor, write_file
 from .listener import Broadcast, Listener
+from .shell import Shell
 from .walk import Action, action_for, may_run, skip_reason
 
 # Per command, bash's complaint or None; one call for a whole plan.
 SyntaxCheck = Callable[[Sequence[str]], Sequence[str | None]]
 AHEAD_STEPS = 64  # how far the engine looks for commands the session may queue behind the running one
-# What makes queuing commands unsafe for a whole plan: aliases (one could turn a queued line into
-# the start of a longer command) and DEBUG traps, which functrace would also run in the subshell
-# that reads queued lines away after a failure (its output is the prompt's); CONT traps, which
-# would run when the session holds bash stopped while it writes a batch.
-_UNQUEUEABLE = re.compile(r"\balias\b|\bDEBUG\b|functrace|extdebug|\bset\s+-[a-zA-Z]*T|\b(?:SIG)?CONT\b")
 _NO_SESSION = frozenset({Kind.PROSE, Kind.COMMENT, Kind.WAIT, Kind.CLEAR, Kind.NOTE})
 
 
@@ -47,6 +44,11 @@ class Policy:
     default_timeout: float = DEFAULT_TIMEOUT
     verify: VerifyOptions = VerifyOptions()
     secret_names: tuple[str, ...] = ()  # more variables whose values count as secrets (configuration)
+    # A command that never ends by itself (runner/parse/endless.py) with none of @stop-after,
+    # @wait-for, @timeout or `&`: None lets it run to the default; a number is its own short limit;
+    # with `endless_fail` it fails at once instead (check --strict).
+    endless_limit: float | None = None
+    endless_fail: bool = False
 
 
 def bash_syntax(commands: Sequence[str]) -> list[str | None]:
@@ -56,10 +58,13 @@ def bash_syntax(commands: Sequence[str]) -> list[str | None]:
     return check_syntax(list(commands))
 
 
-class Engine:
+S = TypeVar("S", bound=Shell)
+
+
+class Engine(Generic[S]):
     """Runs the steps of one plan in one session and tells its listener."""
 
-    def __init__(self, plan: Plan, session: Session, *, policy: Policy,
+    def __init__(self, plan: Plan, session: S, *, policy: Policy,
                  listeners: Sequence[Listener] = (), syntax: SyntaxCheck = bash_syntax):
         self.plan = plan
         self.session = session
@@ -75,15 +80,16 @@ class Engine:
         # Most commands have no directive: their limits are the run's, resolved once.
         self._default_limits = timeouts.resolve(NO_MODIFIERS, policy.default_timeout)
         # Which commands may wait in bash's input behind the one running (Session.run's `ahead`):
-        # those with nothing to do between them but run: known here per plan, and in _ahead as the
-        # run goes, for what it learns (the functions that make a command need secret reads).
+        # those with nothing to do between them but run, by what the engine knows of them (no
+        # directive, no nested shell, no hook, nobody listening asks the shell) and by their text
+        # (runner/session/read_ahead.py decides): known here per plan, and in _ahead as the run
+        # goes, for what it learns (the functions that make a command need secret reads).
         self._plain: list[bool] = [False] * len(plan.steps)
-        if getattr(session, "read_ahead", False) and not any(
-                s.kind is Kind.COMMAND and _UNQUEUEABLE.search(s.text) for s in plan.steps):
+        if session.read_ahead and plan_may_queue(s.text for s in plan.steps if s.kind is Kind.COMMAND):
             uses_shell = self.listener.uses_shell
             self._plain = [s.kind is Kind.COMMAND and s.modifiers is NO_MODIFIERS and not s.nested
                            and not s.if_hooks and s.visibility is not Visibility.SKIP and i not in self.rejected
-                           and "stty" not in s.text and not uses_shell(s)
+                           and may_wait(s.text) and not uses_shell(s)
                            for i, s in enumerate(plan.steps)]
         self._horizon = len(plan.steps)  # the end of the walk under way: nothing past it is queued
         self._offered: tuple[int, ...] = ()  # the commands last offered for queuing (they may have run)
@@ -95,6 +101,10 @@ class Engine:
         self.exit_step: Step | None = None  # the command after which bash exited
         self.current: Step | None = None  # the command running now
         self.shells_ended: dict[int, str] = {}  # @$SHELL scopes whose bash exited: why the rest is not run
+        self.pause_on_failure: Callable[[Step], bool] | None = None  # True: stop the run (run/check)
+        self.section_needs = SectionNeeds(self.listener)  # @requires of one section
+        self.endless = EndlessGuard(policy.endless_limit, policy.endless_fail)
+        self.listener.on_start(self)
 
     def _syntax_errors(self) -> dict[int, str]:
         """Ask once, for the whole plan, which commands bash would reject."""
@@ -112,6 +122,14 @@ class Engine:
         A step that uses the shell is first taken to the bash of its @$SHELL calls.
         """
         reason = self._in_ended_shell(step) or skip_reason(step, self.hooks_active, self.stopped_by)
+        if reason is None and step.requires:
+            reason = self.section_needs.missing(step)
+        if reason is None and step.kind is Kind.FILE:
+            failed = write_file(step)
+            if failed is not None:
+                self._stop_after_failure(step)
+                self._record(StepResult(step, Verdict(Status.FAIL, failed), None, index))
+            return Action.SKIP
         if reason is None:
             action = action_for(step)
             if self.plan.shells and (action in (Action.RUN, Action.HOOK) or step.kind is Kind.PRINT):
@@ -285,7 +303,12 @@ class Engine:
                 verdict = Verdict(Status.FAIL, f"{step.loc}: @ends-shell, but the shell did not end here")
             if verdict.status is Status.FAIL and not nested_ended:
                 self._stop_after_failure(step)
-        return self._record(StepResult(step, verdict, outcome, index))
+        result = self._record(StepResult(step, verdict, outcome, index))
+        if verdict.status is Status.FAIL and self.pause_on_failure is not None and self.session.alive:
+            # run/check --pause-on-failure: the person looks around in this very shell, then says go on or stop
+            self.stopped_by = f"not run: stopped in the shell at the failure at {step.loc}" \
+                if self.pause_on_failure(step) else None
+        return result
 
     def _stop_after_failure(self, step: Step) -> None:
         """Unless the policy goes on, the commands after a failed one are skipped, saying where it failed."""
@@ -317,30 +340,49 @@ class Engine:
             timeouts.resolve(modifiers, self.policy.default_timeout)
         retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
         ahead = self._ahead(index) if self._plain[index] and not interactive else ()
+        endless = None if modifiers.wait_for or interactive else self.endless.judge(step)
+        if endless is not None and endless.fails:
+            return Verdict(Status.FAIL, f"{step.loc}: {endless.advice}"), None
         while True:
             limit = limits.timeout if retry_deadline is None else \
                 limits.attempt_timeout(retry_deadline, time.monotonic())
+            if endless is not None:
+                limit = min(limit, endless.limit)
+            waiting = WaitFor(modifiers.wait_for, self.session) if modifiers.wait_for else None
             try:
-                outcome = self.session.run(
-                    step.text,
-                    timeout=limit,
-                    stop_after=limits.stop_after,
-                    on_output=lambda chunk: self.listener.on_output(step, chunk),
-                    interactive=interactive,
-                    ahead=ahead,
-                )
+                outcome = self._run_once(step, limit, limits.stop_after, waiting, interactive, ahead)
             except CommandRejected as exc:
                 return self._rejected(step, self._reason(step, exc)), None
-            if outcome.timed_out:
-                outcome = dataclasses.replace(outcome, limit=limit)
-            verdict = verify_command(judged, outcome, options=self.policy.verify)
-            if not verdict.passed and judged.expected is not None:
-                verdict = self._verify_masked(judged, outcome) or verdict
+            verdict, outcome = self._judge(judged, outcome, waiting, endless)
             if (verdict.passed or retry_deadline is None or not self.session.alive
                     or not limits.may_retry(retry_deadline, time.monotonic())):
                 return verdict, outcome
             self.listener.on_notice(step.loc, f"{verdict.message}; retrying in {limits.retry_every:g}s")
             time.sleep(limits.retry_every)
+
+    def _run_once(self, step: Step, limit: float, stop_after: float | None, waiting: WaitFor | None,
+                  interactive: bool, ahead: Sequence[str]) -> Outcome:
+        """One attempt at a command; with @wait-for, its output is watched for the pattern as it comes."""
+        def on_output(chunk: bytes) -> None:
+            self.listener.on_output(step, chunk)
+            if waiting is not None:
+                waiting.feed(chunk)
+
+        outcome = self.session.run(step.text, timeout=limit, stop_after=stop_after, on_output=on_output,
+                                   interactive=interactive, ahead=ahead)
+        return dataclasses.replace(outcome, limit=limit) if outcome.timed_out else outcome
+
+    def _judge(self, judged: Step, outcome: Outcome, waiting: WaitFor | None,
+               endless: EndlessLimit | None) -> tuple[Verdict, Outcome]:
+        """The verdict on one attempt: @wait-for's first, then the status and `##` output."""
+        if waiting is not None:
+            outcome, failed = waiting.settle(judged, outcome)
+            if failed is not None:
+                return failed, outcome
+        verdict = self.judge(judged, outcome)
+        if endless is not None and outcome.timed_out:
+            verdict = dataclasses.replace(verdict, details=(*verdict.details, endless.advice))
+        return verdict, outcome
 
     def _ahead(self, index: int) -> list[str]:
         """The commands after `index` the walk will run next with nothing else asked of the session
@@ -380,7 +422,7 @@ class Engine:
     def _waiting(self, judged: set[int]) -> tuple[int, ...]:
         """The commands not yet judged that wait in bash's input (or ended there unread): the
         first of those last offered, as many as the session still holds."""
-        count = getattr(self.session, "waiting", 0)
+        count = self.session.waiting
         return tuple(i for i in self._offered if i not in judged)[:count] if count else ()
 
     def _fails_quietly(self, index: int) -> bool:
@@ -397,6 +439,13 @@ class Engine:
         """bash's own words for a command the session could not run: the syntax check's, if it has any."""
         (said,) = self.syntax([step.text])
         return said or exc.message
+
+    def judge(self, step: Step, outcome: Outcome) -> Verdict:
+        """A command's verdict under the policy's reading of `##` blocks, for every mode alike."""
+        verdict = verify_command(step, outcome, options=self.policy.verify)
+        if not verdict.passed and step.expected is not None:
+            verdict = self._verify_masked(step, outcome) or verdict
+        return verdict
 
     def _verify_masked(self, step: Step, outcome: Outcome) -> Verdict | None:
         """A passing verdict when the output matches once secrets read as ***, as `--update` writes them."""

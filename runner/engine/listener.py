@@ -2,13 +2,28 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from ..model import SourceLoc, Step
-from ..results import StepResult
+from ..results import Outcome, StepResult, Verdict
+from ..secrets import SecretTracker
+
+
+class Run(Protocol):
+    """What a listener may keep of the run it hears (the engine), told as the run starts."""
+
+    secrets: SecretTracker  # the values to mask in what it shows, as seen so far
+
+    def judge(self, step: Step, outcome: Outcome) -> Verdict:
+        """How the run's policy reads a command's output against its `##` block."""
+        ...
 
 
 class Listener:
     """What happens during a run; presenters and reporters override what they need."""
+
+    def on_start(self, run: Run) -> None:
+        """The run is set up and nothing has run yet."""
 
     def on_text(self, step: Step, text: str) -> None:
         """Prose, commentary or an expanded @print of a SHOW section."""
@@ -39,6 +54,10 @@ class Broadcast(Listener):
         # Output comes chunk by chunk, many per command: only those that listen to it hear it.
         self._hearing = tuple(listener for listener in self.listeners
                               if type(listener).on_output is not Listener.on_output)
+
+    def on_start(self, run: Run) -> None:
+        for listener in self.listeners:
+            listener.on_start(run)
 
     def on_text(self, step: Step, text: str) -> None:
         for listener in self.listeners:

@@ -8,18 +8,21 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 
 from ..cluster.guard import ClusterGuard, ClusterOptions, parallel_sweep
 from ..cluster.planned import with_called_tools
 from ..config import Config, load_config
-from ..discover import find_workshops, not_workshops, scripts_below
-from ..engine.core import Engine, Policy
+from ..discover import Choice, find_workshops, not_workshops, scripts_below
+from ..engine.authoring import ENDLESS_LIMIT, shell_at_failure
+from ..engine.core import Engine
 from ..engine.listener import Listener
+from ..engine.sections import left_out_line, narrow
 from ..engine.signals import interrupts
 from ..errors import Aborted, ConfigError, DemorunError, ParseError
-from ..model import Finding, Kind, Plan
+from ..model import Finding, Kind, Plan, SourceLoc
 from ..printable import visible
 from ..report.plain import kept_for_reports
 from ..report.progress import Progress
@@ -31,16 +34,19 @@ from ..verify.command import verify_command
 from ..verify.normalise import normalise
 from ..verify.roles import Pins
 from ..verify.values import VerifyOptions
+from .engine_setup import CHECK, announce, policy_for, verify_options
 from .missing_tools import explained
 from .preamble import nothing_to_run, said_before, start_findings
 from .setup import (
-    effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
 )
 from .units import Layout, check_units, lay_out
 from .update import OutputEdit, read_fingerprints, update_outputs, update_roots
+
+if TYPE_CHECKING:
+    from .accept import Asker
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,8 @@ class FileCheck:
 def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | None,
                update: bool = False, cluster: ClusterOptions | None = None, verbose: bool = False,
                progress: bool = True, strict: bool = False, explain: bool = True,
-               plan: Plan | None = None) -> FileCheck:
+               plan: Plan | None = None, sections: tuple[str | None, str | None] = (None, None),
+               pause: bool = False) -> FileCheck:
     """Parse, configure and check one workshop in a session of its own.
 
     The one unit the serial loop, the parallel workers and the pytest plugin share.
@@ -66,16 +73,23 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
     never stops the others. With `update`, the files parsed are fingerprinted
     right away, so --update never writes over an edit made during the run.
     `progress` shows which command runs and lint's errors as it starts (off in worker
-    processes: only the main one writes). `strict` counts skips, lint errors and an empty
-    file as failures. `explain` collects the values forgiven, for the reports that show them.
+    processes: only the main one writes). `strict` counts skips and an empty file as
+    failures (lint errors fail a file always). `explain` collects the values forgiven, for the reports that show them.
     `plan`: the file as check's layout read it, parsed once (not with `update`: what is written
-    must be what is fingerprinted now).
+    must be what is fingerprinted now). `sections`: --from and --to headings (runner/engine/sections.py).
+    `pause`: the workshop's shell at each failure, for the person at the terminal (--pause-on-failure).
     """
+    narrowed = None
     try:
         plan = load_plan(file, no_init=no_init, parsed=None if update else plan)
         config = load_config(file)
         fingerprints = read_fingerprints({s.loc.file for s in plan.steps}) if update else {}
+        if any(sections) and not (cluster and cluster.hold):  # a setup (@needs) runs whole
+            narrowed = narrow(plan, *sections)
+            plan = narrowed.plan
     except (ParseError, ConfigError) as exc:
+        return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
+    except DemorunError as exc:  # a section asked for that the file does not have
         return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
     findings = start_findings(plan)
     empty = nothing_to_run(plan)
@@ -83,17 +97,21 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         return FileCheck(FileReport(plan.file, (), 0.0, plan=plan, empty=empty, findings=findings, strict=strict),
                          config=config)
     if progress and findings:
-        _say_before(plan.file, findings, strict)
+        _say_before(plan.file, findings)
     checked = _check_plan(plan, config, fingerprints, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
-                          verbose=verbose, progress=progress, explain=explain, update=update)
+                          verbose=verbose, progress=progress, explain=explain, update=update,
+                          strict=strict, pause=pause)
     report = dataclasses.replace(checked.report, findings=findings, strict=strict)
+    narrowing = left_out_line(narrowed) if narrowed else None
+    if narrowing:
+        report = dataclasses.replace(report, notices=(*report.notices, (SourceLoc(plan.file, 1), narrowing)))
     return dataclasses.replace(checked, report=skips_failed(report) if strict else report,
                                said=progress or not findings)
 
 
 def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fail_fast: bool,
                 timeout: float | None, cluster: ClusterOptions | None, verbose: bool, progress: bool,
-                explain: bool, update: bool) -> FileCheck:
+                explain: bool, update: bool, strict: bool = False, pause: bool = False) -> FileCheck:
     """Run the commands of a parsed, configured workshop (or skip them, when the machine lacks a tool)."""
     started = time.monotonic()
     cluster = cluster or ClusterOptions()
@@ -107,11 +125,12 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
     # The handlers cover the session's closing too: its EXIT traps get their time after a stop.
     with interrupts(lambda: live["engine"].session if live else None, where=lambda: _running(live)), \
             checking(plan, config, fail_fast=fail_fast, timeout=timeout, cluster=cluster,
-                     listeners=[shown] if shown else [], explain=explain) as engine, \
+                     listeners=[shown] if shown else [], explain=explain, strict=strict,
+                     read_ahead=False if pause else None) as engine, \
             shown or nullcontext():
         live["engine"] = engine
-        if shown:
-            shown.mask_with(engine.secrets)  # seen so far; asks nobody mid-command
+        if pause:
+            engine.pause_on_failure = shell_at_failure(engine.session, lambda text: _echo(f"demorun: {text}"))
         try:
             results = engine.run_all()
         except Aborted as exc:  # still a report: what ran, the stopped command, the rest skipped
@@ -127,10 +146,9 @@ def _check_plan(plan: Plan, config: Config, fingerprints: dict[str, str], *, fai
     return FileCheck(report, redactor.secrets, config, fingerprints, stopped.signum if stopped else None)
 
 
-def _say_before(file: str, findings: Sequence[Finding], strict: bool, *, done: bool = False) -> None:
+def _say_before(file: str, findings: Sequence[Finding], *, done: bool = False) -> None:
     """A file's lint errors on stderr, as it starts, or (`done`) with its result when they were not said then."""
-    goes_on = "--strict fails the file on them" if strict else \
-        f"the check {'went' if done else 'goes'} on (--strict would fail it)"
+    goes_on = f"the check {'ran' if done else 'runs'} the file and fails it on them (run and present go on)"
     for line in said_before(file, findings, None, goes_on=goes_on):
         _echo(line, err=True)
 
@@ -155,16 +173,17 @@ def requirement_skips(plan: Plan, requires: Sequence[str] = (), config: Config |
 @contextmanager
 def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | None,
              listeners: Sequence[Listener] = (), cluster: ClusterOptions | None = None,
-             explain: bool = True) -> Iterator[Engine]:
+             explain: bool = True, strict: bool = False, read_ahead: bool | None = None) -> Iterator[Engine]:
     """An engine with check's policy on a fresh session for `plan`, closed on the way out.
 
     The session has its own KUBECONFIG, and clusters it creates are deleted after it has ended.
+    A command that never ends by itself gets ENDLESS_LIMIT (or fails at once, `strict`).
     """
-    limit = effective_timeout(timeout, config)
-    policy = Policy(check_output=True, keep_going=not fail_fast, run_hooks=False, default_timeout=limit,
-                    verify=_verify_options(config, collect_forgiven=explain), secret_names=config.secrets)
-    with ClusterGuard(plan, cluster or ClusterOptions(), config_env=config.env, announce=_announce) as guard, \
-            open_session(plan.file, [], config, timeout=limit, extra_env=guard.env) as session:
+    policy = policy_for(CHECK, config, timeout=timeout, keep_going=not fail_fast, collect_forgiven=explain,
+                        endless_limit=ENDLESS_LIMIT, endless_fail=strict)
+    with ClusterGuard(plan, cluster or ClusterOptions(), config_env=config.env, announce=announce) as guard, \
+            open_session(plan.file, [], config, timeout=policy.default_timeout, extra_env=guard.env,
+                         read_ahead=read_ahead) as session:
         guard.attach(session)
         yield Engine(plan, session, policy=policy, listeners=[*listeners, *guard.listeners])
 
@@ -172,36 +191,36 @@ def checking(plan: Plan, config: Config, *, fail_fast: bool, timeout: float | No
 def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | None, html: str | None,
               update: bool, show_diff: bool, timeout: float | None, no_init: bool,
               jobs: int = 1, shard: tuple[int, int] | None = None,
-              cluster: ClusterOptions | None = None, verbose: bool = False, json_path: str | None = None) -> int:
-    """Check every workshop under `paths` (in `jobs` processes, or shard K of N); see the README for exit codes."""
-    from ..files import check_writable
-
+              cluster: ClusterOptions | None = None, verbose: bool = False, json_path: str | None = None,
+              sections: tuple[str | None, str | None] = (None, None), interactive: bool = False,
+              pause_on_failure: bool = False, exclude: Sequence[str] = ()) -> int:
+    """Check every workshop under `paths` (in `jobs` processes, or shard K of N); see the README for exit codes.
+    `interactive`: each differing `##` block is shown with its diff and written only if accepted."""
+    _writable(junit, html, json_path)
+    ask, pause = _asker() if interactive else None, pause_on_failure and _can_pause(jobs)
+    update = update or ask is not None
     cluster = cluster or ClusterOptions()
     if jobs > 1:
         # A cluster appearing while several files run may be any one's: only named ones are claimed.
         cluster = cluster._replace(unnamed=False)
-    for artefact in (junit, html, json_path):
-        if artefact:
-            check_writable(artefact)
-    _say_left_out(paths, verbose)
-    found = find_workshops(paths, scripts=False)
+    found = _find(paths, exclude, verbose)
     named = {file for file, given in found if given}
     layout = _lay_out([file for file, _ in found], shard, no_init=no_init)
     files = layout.files  # the setups they need too, and only this shard's
     started = time.monotonic()
     checks: list[FileCheck] = []
     secrets: set[str] = set()
-    sweep = parallel_sweep(cluster, _announce) if jobs > 1 else nullcontext()
+    sweep = parallel_sweep(cluster, announce) if jobs > 1 else nullcontext()
     aborted: Aborted | None = None
     # Between files no command runs: a Ctrl-C there, SIGTERM or SIGHUP stop the run at once.
     with interrupts(lambda: None):
         try:
             one = functools.partial(check_file, no_init=no_init, fail_fast=fail_fast, timeout=timeout,
                                     update=update, verbose=verbose, progress=jobs <= 1, strict=strict,
-                                    explain=verbose or bool(html or json_path))
+                                    explain=verbose or bool(html or json_path), sections=sections, pause=pause)
             with sweep, closing(check_units(layout, jobs, check=one, wrap=FileCheck, cluster=cluster,
-                                            announce=_announce, no_init=no_init,
-                                            on_wait=_announce if verbose else None)) as results:
+                                            announce=announce, no_init=no_init,
+                                            on_wait=announce if verbose else None)) as results:
                 for check in results:
                     if check.report.empty is not None and check.report.file not in named:
                         if verbose:
@@ -209,7 +228,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
                         continue
                     checks.append(check)
                     secrets |= check.secrets
-                    _progress(check, Redactor(secrets), strict, update)
+                    _progress(check, Redactor(secrets), update)
                     if check.stopped:
                         aborted = Aborted(check.stopped)
                         if jobs <= 1:
@@ -230,7 +249,7 @@ def run_check(paths: list[str], *, fail_fast: bool, strict: bool, junit: str | N
         problems: list[DemorunError] = []
         if update and not aborted:
             try:
-                reports, problems = _update(reports, checks, redact, show_diff=show_diff, roots=paths)
+                reports, problems = _update(reports, checks, redact, show_diff=show_diff, roots=paths, ask=ask)
             except Aborted as exc:  # each file is written whole or not at all; the reports say what was checked
                 aborted = exc
         run = RunReport(tuple(reports), time.monotonic() - started)
@@ -271,9 +290,21 @@ def _lay_out(files: list[str], shard: tuple[int, int] | None, *, no_init: bool) 
     return layout
 
 
-def _say_left_out(paths: list[str], verbose: bool) -> None:
+def _find(paths: list[str], exclude: Sequence[str], verbose: bool) -> list[tuple[str, bool]]:
+    """The workshops to check (docs/ci.md#which-files); with -v, each file a folder gave and why."""
+    chosen: list[Choice] = []
+    found = find_workshops(paths, scripts=False, exclude=exclude, said=chosen)
+    _say_left_out(paths, verbose, {file for file, _ in found})
+    if verbose:
+        for choice in chosen:
+            _echo(visible(f"demorun: {choice.file}: {'taken' if choice.taken else 'left out'}: {choice.why}"),
+                  err=True)
+    return found
+
+
+def _say_left_out(paths: list[str], verbose: bool, taken: set[str]) -> None:
     """What the folders hold besides workshops: scripts, counted; with -v, Markdown with nothing to run."""
-    left_out = scripts_below(paths)
+    left_out = [file for file in scripts_below(paths) if file not in taken]
     if left_out:
         click.echo(f"demorun: {len(left_out)} .sh file(s) below the folders given are not run "
                    f"(helpers and setup scripts, mostly); name a script to check it", err=True)
@@ -289,18 +320,29 @@ def _say_left_out(paths: list[str], verbose: bool) -> None:
             _echo(f"demorun: {file}: not a workshop: {reason}", err=True)
 
 
-def _progress(check: FileCheck, redact: Redactor, strict: bool, update: bool) -> None:
+def _progress(check: FileCheck, redact: Redactor, update: bool) -> None:
     """A file's line as it finishes, after its lint errors when they were not said as it started;
     with --update, how many of its blocks are to be written once every file is checked."""
     report = check.report
     if not check.said and report.findings:
-        _say_before(report.file, report.findings, strict, done=True)
+        _say_before(report.file, report.findings, done=True)
     lines = file_progress_lines(report)
     if update and check.config is not None:
-        options = _verify_options(check.config)
-        count = sum(1 for r in report.results if _edit_for(r, options, redact) is not None)
-        lines[0] += f"  ({count} ## block(s) out of date)" if count else ""
+        options = verify_options(check.config)
+        fixable = [r for r in report.results if _edit_for(r, options, redact) is not None]
+        lines[0] += f"  ({len(fixable)} ## block(s) out of date)" if fixable else ""
+        if _becomes_updated(report, fixable):  # its word comes once written: UPDATED, or FAIL if refused
+            lines[0] = "checked " + lines[0].split(" ", 1)[1]
     _echo(redact("\n".join(lines)))
+
+
+def _becomes_updated(report: FileReport, fixable: Sequence[StepResult]) -> bool:
+    """Whether writing the `fixable` blocks would make the file UPDATED: nothing else fails it, so
+    the word it has now (FAIL for a block that differs, PASS for a command with none) is not its last."""
+    fixed = {id(r) for r in fixable}
+    return bool(fixed) and file_status(
+        dataclasses.replace(report, results=tuple(r for r in report.results if id(r) not in fixed))) \
+        is not Status.FAIL
 
 
 def skips_failed(report: FileReport) -> FileReport:
@@ -313,18 +355,35 @@ def skips_failed(report: FileReport) -> FileReport:
     return dataclasses.replace(report, results=results)
 
 
-def _announce(message: str) -> None:
-    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands
+def _writable(*artefacts: str | None) -> None:
+    """Each report asked for can be written, before anything runs."""
+    from ..files import check_writable
 
+    for artefact in artefacts:
+        if artefact:
+            check_writable(artefact)
+
+
+def _asker() -> Asker:
+    """check --interactive's questions at the terminal; a usage error without one: nobody could answer."""
+    from .accept import Asker
+
+    return Asker.on_terminal()
+
+
+def _can_pause(jobs: int) -> bool:
+    """Whether --pause-on-failure can hand the shell to someone; if not, says why, and the check goes on without."""
+    from ..engine.authoring import no_terminal_reason
+
+    reason = "-j runs files in other processes" if jobs > 1 else no_terminal_reason()
+    if reason:
+        _echo(f"demorun: --pause-on-failure: {reason}, so there is nobody to hand the shell to; "
+              "going on as without it", err=True)
+    return reason is None
 
 def _echo(text: str, **kwargs) -> None:
     with suppress(OSError):  # the terminal hung up: the reports are written, the exit code tells
         click.echo(text, **kwargs)
-
-
-def _verify_options(config: Config, collect_forgiven: bool = False) -> VerifyOptions:
-    return VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns,
-                         collect_forgiven=collect_forgiven)
 
 
 def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, html: str | None,
@@ -338,7 +397,7 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
 
         write_html(run, html, redact)
     if json_path:
-        from .listing import write_run_json
+        from ..report.run_json import write_run_json
 
         write_run_json(run, json_path, redact)
     from ..report.annotations import github_annotations, in_github_actions
@@ -349,7 +408,7 @@ def _write_artefacts(run: RunReport, redact: Redactor, *, junit: str | None, htm
 
 
 def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor, *,
-            show_diff: bool, roots: list[str]) -> tuple[list[FileReport], list[DemorunError]]:
+            show_diff: bool, roots: list[str], ask: Asker | None = None) -> tuple[list[FileReport], list[DemorunError]]:
     """Write real output back as `##` lines, secrets as ***: the reports with what was written as
     UPDATED, and the files that could not be written (each file on its own: one never stops another).
 
@@ -361,11 +420,13 @@ def _update(reports: list[FileReport], checks: list[FileCheck], redact: Redactor
     for report in reports:
         if report.error or report.file not in configs:
             continue
-        options = _verify_options(configs[report.file])
+        options = verify_options(configs[report.file])
         for result in report.results:
             edit = _edit_for(result, options, redact)
             if edit is not None:
                 proposed.append((result.step, report.file, edit))
+    if ask is not None:  # check --interactive: only the blocks accepted one by one
+        proposed = ask.choose(proposed, redact)
     done, problems = update_outputs(
         proposed, fingerprints, roots=update_roots(roots), show_diff=show_diff,
         echo=lambda text: click.echo(visible(redact(text)), nl=False),

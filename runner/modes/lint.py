@@ -5,8 +5,9 @@ from ..cluster.planned import undeclared_tools
 from ..config import load_config
 from ..discover import find_workshops
 from ..errors import ConfigError, ParseError
-from ..model import Finding, Plan, Severity, SourceLoc
+from ..model import Finding, Plan, Severity, SourceLoc, Visibility
 from ..parse.bash_syntax import check_syntax_located
+from ..parse.endless import fix_for, never_ends
 from ..parse.migration import (
     migration_findings,
     no_show_finding,
@@ -44,7 +45,7 @@ def _pin_findings(plans: list[Plan]) -> list[Finding]:
                                         f"@literal or @volatile applies to {first!r}, which has no '##' block to "
                                         "check: did it mean the next command?"))
                 continue
-            # The verifier's patterns compile when imported: 8 ms that only a workshop with pins pays.
+            # The verifier's patterns compile when imported: only a workshop with pins pays for them.
             from ..verify.keys import pinnable_names
             from ..verify.kinds import RULES
 
@@ -111,6 +112,21 @@ def _undeclared_tool_findings(plans: list[Plan]) -> list[Finding]:
     return findings
 
 
+def _endless_findings(plans: list[Plan]) -> list[Finding]:
+    """Commands that never end by themselves and say nothing of how they end: `check` would wait for them."""
+    findings = []
+    for plan in plans:
+        for step in plan.commands:
+            m = step.modifiers
+            if step.visibility is Visibility.SKIP or m.stop_after is not None or m.wait_for:
+                continue
+            endless = never_ends(step.text)
+            if endless is not None:
+                findings.append(Finding(step.loc, Severity.WARNING, "never-ends",
+                                        f"`{endless.reason}` never ends by itself: {fix_for(endless.reason)}"))
+    return findings
+
+
 def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], int]:
     """Every finding for the workshops under `paths`, sorted, and how many files were read."""
     plans = []
@@ -132,6 +148,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
     findings.update(_pin_findings(plans))
     findings.update(_migration_findings(plans))
     findings.update(_undeclared_tool_findings(plans))
+    findings.update(_endless_findings(plans))
     return sorted(findings, key=lambda f: (f.loc, f.code, f.message)), len(targets)
 
 

@@ -4,7 +4,9 @@ bash says `NAME: command not found` (or `No such file or directory` for a path)
 and exits 127. Where that is a tool the machine lacks, the workshop could have
 declared it with `@requires`, which skips the file with a preflight message
 instead of failing it halfway; the verdict says which line to add and, where
-the preflight knows one, how to install the tool.
+the preflight knows one, how to install the tool. When an `@import` of the
+workshop could not be read, a name bash could not find is most likely one that
+the import would have defined: the verdict names that import instead.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ NOT_FOUND = 127
 _SAID = re.compile(r"^(?:.*?: )?(?:line \d+: )?'?([^\s':]+)'?: (command not found|No such file or directory)\s*$",
                    re.M)
 _SHOWN = 3  # tools named in one verdict
+_FAILED_IMPORTS = frozenset({"missing-import", "unreadable-import"})  # lint codes of an @import not read
 
 
 def missing_programs(output: str) -> list[tuple[str, bool]]:
@@ -40,14 +43,27 @@ def _directive(plan: Plan | None, step: Step, tool: str) -> str:
     return f"<!-- @requires {tool} -->" if is_markdown(file) else f"#@requires {tool}"
 
 
+def _failed_import(plan: Plan | None) -> str | None:
+    """The first @import of `plan` that could not be read, as lint said it (file:line: why)."""
+    if plan is None:
+        return None
+    failed = sorted((f for f in plan.errors if f.code in _FAILED_IMPORTS), key=lambda f: f.loc)
+    return f"{failed[0].loc}: {failed[0].message}" if failed else None
+
+
 def advice(plan: Plan | None, step: Step, output: str) -> tuple[str, ...]:
     """What to say under a command that failed with 127: each missing program and the cure."""
     from ..cluster.preflight import HINTS
 
     lines = []
+    unread = _failed_import(plan)
     for name, is_path in missing_programs(output):
         if is_path and not os.path.isabs(name):
             lines.append(f"{name} does not exist (relative to the workshop's folder, where commands run)")
+            continue
+        if unread is not None and not is_path:
+            lines.append(f"{name} is defined nowhere the session knows; an @import that would define it "
+                         f"failed: {unread}")
             continue
         hint = HINTS.get(os.path.basename(name))
         lines.append(f"{name} is not installed here" + (f" ({hint})" if hint else "") +

@@ -1,7 +1,6 @@
 """`demorun run`: replay a workshop unattended, showing what the audience would see."""
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -10,31 +9,31 @@ import click
 
 from ..cluster.guard import ClusterGuard, ClusterOptions
 from ..config import Config, load_config
-from ..engine.core import Engine, Policy
-from ..engine.listener import Listener
+from ..engine.authoring import no_terminal_reason, shell_at_failure
+from ..engine.core import Engine
+from ..engine.listener import Listener, Run
+from ..engine.sections import left_out_line, narrow
 from ..engine.signals import interrupts
 from ..errors import MissingRequirement
 from ..model import Expect, Kind, Plan, SourceLoc, Step, Visibility
-from ..printable import visible
 from ..report.progress import Progress
-from ..results import Status, StepResult
+from ..results import Outcome, Status, StepResult, Verdict
 from ..secrets import UNREAD, Redactor, SecretTracker
 from ..terminal.screen import DIM, GREEN, YELLOW, Screen
 from ..timings import Timings, check_writable
-from ..verify.command import TAIL, verify_command
+from ..verify.command import TAIL
 from ..verify.normalise import normalise
-from ..verify.values import VerifyOptions
+from .engine_setup import RUN, announce, policy_for
 from .missing_tools import explained
+from .output_tail import tail_text
 from .preamble import nothing_to_run, nothing_to_run_line, said_before, start_findings
 from .setup import (
-    effective_timeout,
     load_plan,
     missing_requirements,
     open_session,
 )
 
 HIDDEN_OUTPUT_LINES = 40  # how much of a quiet command's output a failure shows
-HIDDEN_OUTPUT_BYTES = 65536  # what is kept of it to find those lines
 
 
 class ReplayListener(Listener):
@@ -50,9 +49,10 @@ class ReplayListener(Listener):
         self.quiet = quiet
         self.speed = speed
         self.plan = plan  # for the cure of a missing tool, in the workshop's own syntax
-        self.hidden_output = bytearray()
-        self.hidden_cut = False  # the start of hidden_output was dropped, perhaps mid-line
         self.secrets: SecretTracker | None = None
+
+    def on_start(self, run: Run) -> None:
+        self.secrets = run.secrets
 
     def _redact(self, text: str) -> str:
         return self.secrets.redactor(text) if self.secrets is not None else text
@@ -74,8 +74,6 @@ class ReplayListener(Listener):
             self.screen.printed(text)
 
     def on_step_start(self, index: int, step: Step) -> None:
-        self.hidden_output.clear()
-        self.hidden_cut = False
         if self._visible(step) and step.modifiers.show:
             self.screen.prompt()
             self.screen.command(step.text, speed=self.speed if step.modifiers.typeout else None)
@@ -84,11 +82,6 @@ class ReplayListener(Listener):
     def on_output(self, step: Step, chunk: bytes) -> None:
         if self._visible(step):
             self.screen.write(chunk)
-        else:
-            self.hidden_output += chunk
-            if len(self.hidden_output) > HIDDEN_OUTPUT_BYTES:
-                del self.hidden_output[:-HIDDEN_OUTPUT_BYTES]
-                self.hidden_cut = True
 
     def on_step_done(self, result: StepResult) -> None:
         if result.outcome is not None and result.outcome.recovery:
@@ -103,7 +96,7 @@ class ReplayListener(Listener):
         if not self._visible(step) and outcome is not None:
             self.screen.failure(f"{step.loc}: this command failed:")
             self.screen.line(self._redact(step.text))
-            for line in [UNREAD] if unread else self._hidden_tail():
+            for line in [UNREAD] if unread else self._hidden_tail(outcome.output):
                 self.screen.line(line)
         self.screen.failure(self._redact(result.verdict.message))
         details = () if unread else result.verdict.details
@@ -114,12 +107,9 @@ class ReplayListener(Listener):
         for detail in details:
             self.screen.line(self._redact(detail))
 
-    def _hidden_tail(self) -> list[str]:
-        """The last lines a hidden command printed, secrets masked."""
-        text = bytes(self.hidden_output).decode("utf-8", "replace")
-        if self.hidden_cut:
-            text = text.partition("\n")[2]  # the first line may be a part, and a secret's part with it
-        return self._redact(text).splitlines()[-HIDDEN_OUTPUT_LINES:]
+    def _hidden_tail(self, output: str) -> list[str]:
+        """The last lines a hidden command printed, secrets masked (a secret over several lines too)."""
+        return self._redact(tail_text(output)).splitlines()[-HIDDEN_OUTPUT_LINES:]
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         if not self.quiet:
@@ -127,23 +117,23 @@ class ReplayListener(Listener):
 
 
 class DriftListener(Listener):
-    """Compares the output of commands that succeeded with their `##` blocks, as `check` would,
-    to name those that drifted: a replay does not fail on them, but says so at the end."""
+    """Compares the output of commands that succeeded with their `##` blocks, as `check` would
+    (the run's own judge), to name those that drifted: a replay does not fail on them, but says
+    so at the end."""
 
-    def __init__(self, options: VerifyOptions):
-        self.options = options
-        self.redact: Callable[[], Callable[[str], str]] = lambda: (lambda text: text)  # secrets seen so far
+    def __init__(self) -> None:
+        self.judge: Callable[[Step, Outcome], Verdict] | None = None
         self.drifted: list[SourceLoc] = []
+
+    def on_start(self, run: Run) -> None:
+        self.judge = run.judge
 
     def on_step_done(self, result: StepResult) -> None:
         step, outcome = result.step, result.outcome
         if outcome is None or step.expected is None or step.modifiers.expect is Expect.IGNORE \
                 or result.verdict.status is not Status.PASS:
             return
-        if verify_command(step, outcome, options=self.options).passed:
-            return
-        masked = dataclasses.replace(outcome, output=self.redact()(outcome.output))
-        if not verify_command(step, masked, options=self.options).passed:
+        if self.judge is not None and not self.judge(step, outcome).passed:
             self.drifted.append(step.loc)
 
 
@@ -178,13 +168,20 @@ class TimingListener(Listener):
 def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | None, quiet: bool,
                record: str | None, timeout: float | None, no_init: bool,
                cluster: ClusterOptions | None = None, verbose: bool = False,
-               timings: str | None = None) -> int:
+               timings: str | None = None, start_at: str | None = None, stop_at: str | None = None,
+               pause_on_failure: bool = False) -> int:
     """Replay FILE; 0 when every command succeeded (or it has none), 1 otherwise, N after `exit N`.
 
     `timings`: None for none, "" to print them at the end, a path to write them as JSON too.
+    `start_at`, `stop_at`: the sections to replay (--from, --to; --section is both); what comes
+    before runs hidden, as setup, and what comes after is left out.
+    `pause_on_failure`: the workshop's shell for the person at the terminal at each failure.
     """
     cluster = cluster or ClusterOptions()
     plan = load_plan(file, no_init=no_init)
+    narrowed = narrow(plan, start_at, stop_at) if start_at or stop_at else None
+    plan = narrowed.plan if narrowed else plan
+    pause = pause_on_failure and _can_pause()
     config = load_config(file)
     findings = start_findings(plan)
     for line in said_before(file, findings, None, goes_on="the run goes on, as demosh's would"):
@@ -208,8 +205,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         recorder = CastRecorder(record, width=max(size.columns, 80), height=max(size.lines, 24), title=file)
     screen = Screen(record=recorder.output if recorder else None)
     listener = ReplayListener(screen, quiet=quiet, speed=speed, plan=plan)
-    drift = DriftListener(VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns,
-                                        collect_forgiven=False))
+    drift = DriftListener()
     clock = Timings(file) if timings is not None else None
     started = time.monotonic()
     redact = Redactor()
@@ -217,7 +213,8 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
         engine = _replay(plan, args, config, timeout=timeout, cluster=cluster,
                          listeners=[listener, drift] + ([] if clock is None else [TimingListener(clock)]),
                          verbose=verbose, follow=lambda step: quiet or step.visibility is not Visibility.SHOW,
-                         read_ahead=not (speed or record or clock), keep_going=keep_going)
+                         read_ahead=not (speed or record or clock or pause), keep_going=keep_going,
+                         pause=pause)
         redact = engine.secrets.redactor
     finally:
         screen.reset_leftovers()
@@ -231,33 +228,30 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             clock.write(timings)
     if drift.drifted:
         screen.notice(drift_line(drift.drifted))
+    narrowing = left_out_line(narrowed) if narrowed else None
+    if narrowing:
+        screen.notice(narrowing)
     return _ending(engine, screen, time.monotonic() - started)
 
 
 def _replay(plan: Plan, args: list[str], config: Config, *, timeout: float | None, cluster: ClusterOptions,
             listeners: list[Listener], verbose: bool, follow: Callable[[Step], bool], read_ahead: bool,
-            keep_going: bool) -> Engine:
+            keep_going: bool, pause: bool = False) -> Engine:
     """The engine after walking the whole plan in a session of its own, which has ended."""
-    limit = effective_timeout(timeout, config)
+    policy = policy_for(RUN, config, timeout=timeout, keep_going=keep_going)
     # Progress for what the replay does not show; the status line goes before anyone prints a failure.
     progress = Progress(verbose=verbose, follow=follow)
     live: list[Engine] = []
     running = lambda: live[0].running() if live else None  # noqa: E731
     with interrupts(lambda: live[0].session if live else None, where=running), \
-            ClusterGuard(plan, cluster, config_env=config.env, announce=_announce) as guard, progress, \
-            open_session(plan.file, args, config, timeout=limit, extra_env=guard.env,
+            ClusterGuard(plan, cluster, config_env=config.env, announce=announce) as guard, progress, \
+            open_session(plan.file, args, config, timeout=policy.default_timeout, extra_env=guard.env,
                          read_ahead=read_ahead) as session:
         guard.attach(session)
-        engine = Engine(plan, session, listeners=[progress, *listeners, *guard.listeners], policy=Policy(
-            check_output=False, keep_going=keep_going, run_hooks=True,
-            default_timeout=limit, secret_names=config.secrets))
+        engine = Engine(plan, session, listeners=[progress, *listeners, *guard.listeners], policy=policy)
         live.append(engine)
-        progress.mask_with(engine.secrets)
-        for listener in listeners:
-            if isinstance(listener, DriftListener):
-                listener.redact = lambda: engine.secrets.redactor
-            elif isinstance(listener, ReplayListener):
-                listener.secrets = engine.secrets
+        if pause:
+            engine.pause_on_failure = shell_at_failure(session, Screen().notice)
         try:
             engine.run_all()
         finally:
@@ -286,5 +280,10 @@ def _ending(engine: Engine, screen: Screen, elapsed: float) -> int:
     return 0
 
 
-def _announce(message: str) -> None:
-    click.echo(visible(f"demorun: {message}"), err=True)  # cluster names come from workshop commands
+def _can_pause() -> bool:
+    """Whether --pause-on-failure can hand the shell to someone; if not, says why, and the run goes on without."""
+    reason = no_terminal_reason()
+    if reason:
+        click.echo(f"demorun: --pause-on-failure: {reason}, so there is nobody to hand the shell to; "
+                   "going on as without it", err=True)
+    return reason is None

@@ -29,8 +29,7 @@ def load_plan(file: str, *, no_init: bool, parsed: Plan | None = None) -> Plan:
         listing = "\n".join(str(f) for f in blocking)
         raise ParseError(f"{file} has {len(blocking)} error(s); nothing was run\n{listing}")
     # The plan lives as long as the run: the collector need not walk it again and again
-    # (run --quiet of 5,000 commands: 0.30 s against 0.33 s without; check of 1,000 tables:
-    # 0.38 s against 0.41 s, in alternating runs).
+    # (docs/performance.md, measured choices).
     gc.freeze()
     return plan
 
@@ -42,13 +41,6 @@ def missing_requirements(plan: Plan, extra: Sequence[str] = (), config: Config |
     from ..cluster.preflight import shortfall
 
     return shortfall(plan, extra, {**os.environ, **(config.env if config else {})})
-
-
-def effective_timeout(cli_timeout: float | None, config: Config) -> float:
-    """The run's default limit per command (engine.timeouts decides)."""
-    from ..engine.timeouts import effective_timeout as _effective
-
-    return _effective(cli_timeout, config.timeout)
 
 
 def open_session(file: str, args: list[str], config: Config, *, timeout: float,

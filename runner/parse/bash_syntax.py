@@ -112,7 +112,7 @@ def _all_parse(commands: list[str]) -> bool:
     `-n` runs nothing, so no guard is needed; a command that could close its wrapper early
     leaves the next wrapper unbalanced, which bash reports, and the slow path then judges.
     """
-    import subprocess  # here: `present` asks on_path before its first screen, and subprocess costs 3 ms
+    import subprocess  # here: `present` asks on_path before its first screen, which need not wait for subprocess
 
     script = "\n".join(_wrap(text.replace("\0", "")) for text in commands) + "\n"
     with _seekable(script.encode("utf-8", "replace")) as stdin:

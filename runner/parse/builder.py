@@ -38,6 +38,7 @@ from .items import (
     CommandItem,
     CommentItem,
     DirectiveItem,
+    FileItem,
     Item,
     OutputItem,
     ProseItem,
@@ -181,6 +182,8 @@ class Builder:
         self.visibility = Visibility.HIDE
         self.skip_forced = 0
         self.section: str | None = None
+        self.headings = 0  # headings met so far: a @requires under the second or a later one is its section's
+        self.section_requires: tuple[Requirement, ...] = ()  # those of the section being emitted
         self.if_hooks: tuple[str, ...] = ()
         self.called_from: tuple[SourceLoc, ...] = ()
         self.nested: tuple[int, ...] = ()  # the @$SHELL calls being expanded
@@ -308,6 +311,8 @@ class Builder:
         expected = extra.get("expected")
         if not self._charge(loc, len(text) + (sum(map(len, expected.lines)) if expected is not None else 0)):
             return
+        if self.section_requires:
+            extra["requires"] = self.section_requires
         self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
                                self.section, if_hooks=self.if_hooks,
                                called_from=self.called_from, nested=self.nested, **extra))
@@ -369,7 +374,11 @@ class Builder:
             if isinstance(node, ProseItem):
                 if node.heading is not None:
                     self.section = node.heading
+                    self.headings += 1
+                    self.section_requires = ()
                 self._step(Kind.PROSE, loc, node.text, node.end_line)
+            elif isinstance(node, FileItem):
+                self._file(node, loc)
             elif isinstance(node, CommentItem):
                 self._step(Kind.COMMENT, loc, node.text, node.end_line)
             elif isinstance(node, OutputItem):
@@ -413,6 +422,10 @@ class Builder:
             self.pending_at = self.pending_at or loc
         elif kind in ("import", "shell"):
             self._include(d, loc, path)
+        elif kind == "requires" and self.headings > 1:  # under a section's own heading: for that section
+            known = {r.tool for r in self.section_requires}
+            self.section_requires += tuple(Requirement(tool, loc) for tool in dict.fromkeys(d.words)
+                                           if tool not in known)
         elif kind == "requires":
             for tool in d.words:
                 self.requires.setdefault(tool, Requirement(tool, loc))
@@ -424,6 +437,17 @@ class Builder:
                 self.needs.append(Need(d.words[0], loc))
         elif kind == "call":
             self._call(d.name, loc, d.args)
+
+    def _file(self, node: FileItem, loc: SourceLoc) -> None:
+        """A fence to write: its path must stay inside the folder of the file that holds it."""
+        problem = outside_tree(node.path)
+        target = _realpath(os.path.join(os.path.dirname(loc.file), node.path))
+        if problem is None and target in {self._key(path) for _, path in self.files} | {self._key(loc.file)}:
+            problem = "the path is the workshop being read: writing it would replace the workshop"
+        if problem:
+            self._finding(loc, Severity.ERROR, "file-outside-workshop", f"file={node.path}: {problem}")
+            return
+        self._step(Kind.FILE, loc, node.text, node.end_line, target=node.path)
 
     def _call(self, name: str, loc: SourceLoc, args: str = "") -> None:
         if name in self.registry.macros:
@@ -571,6 +595,20 @@ class Builder:
         findings = sorted(self.findings, key=lambda f: (f.loc, f.code, f.message))
         return Plan(path, tuple(self.steps), tuple(self.requires.values()), tuple(findings),
                     tuple(self.shells), tuple(self.needs))
+
+
+def outside_tree(path: str) -> str | None:
+    """Why a fence may not be written to `path` (relative to its workshop's folder); None if it may."""
+    if "\0" in path:
+        return "a path cannot hold a NUL character"
+    if os.path.isabs(path) or path.startswith("~"):
+        return "the path must be relative to the workshop's folder"
+    normal = os.path.normpath(path)
+    if normal == "." or path.endswith(("/", os.sep)):
+        return "the path names a folder, not a file"
+    if normal == ".." or normal.startswith(".." + os.sep):
+        return "the path leads outside the workshop's folder"
+    return None
 
 
 def build_plan(path: str, text: str, *, no_init: bool, home: str | None) -> Plan:

@@ -29,7 +29,7 @@ FLAGS: dict[str, Change] = {
 }
 # An unknown `@name args` runs as the immediate command `name args`, warned about if missing.
 AS_COMMAND: Change = lambda m: _immediate(m)._replace(optional=True)  # noqa: E731
-VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask", "literal", "volatile"}
+VALUED = {"expect", "exit", "timeout", "stop-after", "retry", "mask", "literal", "volatile", "wait-for"}
 SHELL_NAMES = {"$SHELL", "${SHELL}"}
 BUILTIN_HOOKS = {"show_browser": "BROWSER", "show_terminal": "TERMINAL", "show_slides": "SLIDES"}
 
@@ -55,7 +55,7 @@ BUILTIN_MACROS: dict[str, BuiltinMacro] = {
 }
 _BARE = {"wait", "clear", "end", "endif"}
 KNOWN_NAMES = (set(VISIBILITIES) | set(FLAGS) | VALUED | SHELL_NAMES | set(BUILTIN_MACROS) | _BARE
-               | {"print", "note", "import", "macro", "hook", "ifhook", "requires", "needs"})
+               | {"print", "note", "import", "macro", "hook", "ifhook", "requires", "needs", "file"})
 _NAME = re.compile(r"[A-Za-z_][\w-]*$")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -63,7 +63,8 @@ _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 class Directive(NamedTuple):
     """One directive, understood: `kind` says what to do, the other fields how."""
 
-    kind: str  # visibility wait clear print note modifier import shell macro end ifhook endif hook requires needs call
+    kind: str  # visibility wait clear print note modifier import shell macro end ifhook endif hook requires needs
+    # file call
     name: str
     args: str = ""
     visibility: Visibility | None = None
@@ -156,11 +157,13 @@ def _modifier(name: str, args: str) -> Change:
     if name in ("literal", "volatile"):
         return _pin(name, args)
     if not value:
-        raise ValueError("'@mask' needs a regular expression")
+        raise ValueError(f"'@{name}' needs a regular expression")
     try:
         re.compile(value)
     except re.error as exc:
-        raise ValueError(f"'@mask' {value!r} is not a regular expression: {exc}") from None
+        raise ValueError(f"'@{name}' {value!r} is not a regular expression: {exc}") from None
+    if name == "wait-for":
+        return lambda m: m._replace(wait_for=value)
     return lambda m: m._replace(masks=(*m.masks, value))
 
 
@@ -215,6 +218,8 @@ def interpret(name: str, args: str) -> tuple[Directive | None, str | None]:
             return Directive("note", name, text), None if text else "'@note' needs the text of the note"
         if name == "needs":
             return Directive("needs", name, args, words=(_one(name, args, "setup file"),)), None
+        if name == "file":  # the fence right below is written to this path (runner/parse/markdown.py)
+            return Directive("file", name, args, words=(_one(name, args, "path"),)), None
         if name == "import" or name in SHELL_NAMES:
             path = _one(name, args, "file")
             return Directive("import" if name == "import" else "shell", name, args, words=(path,)), None

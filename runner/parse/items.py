@@ -51,6 +51,15 @@ class DirectiveItem(NamedTuple):
     end_line: int
 
 
+class FileItem(NamedTuple):
+    """A fence to be written to `path` (```` ```yaml file=PATH ```` or `<!-- @file PATH -->` above it)."""
+
+    path: str  # as the author wrote it, relative to the folder of the file that holds the fence
+    text: str
+    line: int  # the opening fence
+    end_line: int
+
+
 class BlockItem(NamedTuple):
     """A `@macro name` ... `@end` or `@ifhook name` ... `@endif` block, body already read."""
 
@@ -61,4 +70,4 @@ class BlockItem(NamedTuple):
     end_line: int
 
 
-Item = ProseItem | CommentItem | OutputItem | CommandItem | DirectiveItem | BlockItem
+Item = ProseItem | CommentItem | OutputItem | CommandItem | DirectiveItem | FileItem | BlockItem

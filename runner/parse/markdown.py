@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from ..model import Finding, Severity, SourceLoc
-from .directives import KNOWN_NAMES
-from .items import CommandItem, DirectiveItem, Item, OutputItem, ProseItem
+from .directives import KNOWN_NAMES, interpret
+from .items import CommandItem, DirectiveItem, FileItem, Item, OutputItem, ProseItem
 from .shell import split_shell
 
 # Every pattern here is anchored and cannot backtrack over a long run of blanks: lines are
@@ -23,6 +23,7 @@ _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _NOT_PARAGRAPH = re.compile(r" {0,3}([#>*+|<-]|\d+[.)]|`{3}|~{3})|    ")
 _BARE_NAME = re.compile(r"#?@(\$?[\w-]+)")
+_FILE_WORD = "file="  # in a fence's info string: ```yaml file=manifests/web.yaml
 
 
 def _comment_body(line: str) -> str | None:
@@ -133,6 +134,7 @@ class _Scanner:
         self.findings: list[Finding] = []
         self.prose: list[tuple[int, str]] = []
         self.heading: str | None = None
+        self.file_pending: tuple[str, int] | None = None  # `@file PATH` waiting for its fence, and its line
 
     def finding(self, line: int, severity: Severity, code: str, message: str) -> None:
         self.findings.append(Finding(SourceLoc(self.file, line), severity, code, message))
@@ -160,6 +162,10 @@ class _Scanner:
         while k < n:
             line, no = lines[k], k + 1
             k += 1
+            target = self.file_target(line, no)
+            if target is not None:
+                k = self.file_fence(lines, k - 1, target)
+                continue
             if is_runnable_fence(line):
                 k = self.runnable(lines, k - 1)
                 continue
@@ -168,6 +174,9 @@ class _Scanner:
                 k = self.other_fence(lines, k - 1, info)
                 continue
             directive = directive_comment(line)
+            if directive and directive[0] == "file":
+                self.file_directive(directive[1], no)
+                continue
             if directive:
                 self.flush()
                 self.items.append(DirectiveItem(*directive, no, no))
@@ -177,8 +186,54 @@ class _Scanner:
                 continue
             self.check_stray(line, no)
             self.prose_line(line, no)
+        self.no_fence_for_file()
         self.flush()
         return self.items
+
+    def file_directive(self, args: str, no: int) -> None:
+        self.no_fence_for_file()
+        directive, problem = interpret("file", args)
+        if directive is None:
+            self.finding(no, Severity.ERROR, "malformed-directive", problem or f"'@file' {args!r}")
+        else:
+            self.file_pending = (directive.words[0], no)
+
+    def no_fence_for_file(self) -> None:
+        if self.file_pending is not None:
+            path, no = self.file_pending
+            self.file_pending = None
+            self.finding(no, Severity.ERROR, "file-without-fence",
+                         f"'@file {path}' is not followed by a fence to write to it")
+
+    def file_target(self, line: str, no: int) -> str | None:
+        """The path a fence opening on `line` is written to (its `file=`, or a `@file` above); None if
+        the line opens no such fence. A `@file` followed by anything but blank lines and a fence is wrong."""
+        info = fence_info(line)
+        if info is None:
+            if self.file_pending is not None and line.strip():
+                self.no_fence_for_file()
+            return None
+        words = info[2][1:].split()
+        named = [w[len(_FILE_WORD):] for w in words[1:] if w.startswith(_FILE_WORD)]
+        pending, self.file_pending = self.file_pending, None
+        if named and not named[0]:
+            self.finding(no, Severity.ERROR, "malformed-directive", f"{line.strip()!r}: 'file=' names no path")
+        if named and named[0]:
+            return named[0]
+        return pending[0] if pending is not None else None
+
+    def file_fence(self, lines: Sequence[str], k: int, target: str) -> int:
+        """A fence written to `target`: shown as the prose it is, and a file item after it."""
+        info = fence_info(lines[k])
+        assert info is not None  # file_target found a fence here
+        closing = fence_end(lines, k, info)
+        indent = len(info[0])
+        body = [lines[n][indent:] if not lines[n][:indent].strip() else lines[n].lstrip()
+                for n in range(k + 1, closing)]
+        end = self.other_fence(lines, k, info)
+        self.flush()
+        self.items.append(FileItem(target, "".join(f"{line}\n" for line in body), k + 1, min(closing + 1, len(lines))))
+        return end
 
     def prose_line(self, line: str, no: int) -> None:
         title = _atx_title(line)

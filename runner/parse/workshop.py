@@ -7,7 +7,8 @@ from .source import read_source
 
 # What leaves no plan worth running: a runaway or hostile file, cut short. Every other
 # error is lint's to report; run, present and check warn and go on, as demosh would.
-BLOCKING = frozenset({"too-many-steps", "too-much-work", "too-much-text", "too-deep", "directive-too-long"})
+BLOCKING = frozenset({"too-many-steps", "too-much-work", "too-much-text", "too-deep", "directive-too-long",
+                      "file-outside-workshop"})
 
 
 def blocking_findings(plan: Plan) -> tuple[Finding, ...]:

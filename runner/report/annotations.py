@@ -84,7 +84,7 @@ def _first_line_named(message: str, file: str) -> int:
 
 def github_annotations(report: RunReport, redact: Callable[[str], str], root: str | None = None) -> list[str]:
     """One ::error line per failed command or broken file, ::warning for a skipped or empty file
-    and each lint error (::error for those under --strict), ::notice for each `##` block --update
+    (::error under --strict), ::error for each lint error, ::notice for each `##` block --update
     wrote; paths relative to the repository `root` (found from the working folder by default)."""
     report = redact_report(report, redact)
     root = root or repository_root()
@@ -122,11 +122,11 @@ def _file_annotations(fr: FileReport, root: str) -> list[str]:
     if nothing_checked(fr):
         lines.append(_command(strictly, plain(fr.empty or "no command ran"), file=path, line=1,
                               title="demorun: nothing to run"))
-    for finding in fr.lint_errors[:LINT_SHOWN]:
-        lines.append(_command(strictly, plain(finding.message), file=repository_path(finding.loc.file, root),
+    for finding in fr.lint_errors[:LINT_SHOWN]:  # lint errors fail check: always errors
+        lines.append(_command("error", plain(finding.message), file=repository_path(finding.loc.file, root),
                               line=finding.loc.line, title=f"demorun lint: {finding.code}"))
     more = len(fr.lint_errors) - LINT_SHOWN
     if more > 0:
-        lines.append(_command(strictly, f"and {more} more lint errors: `demorun lint {fr.file}` lists them all",
+        lines.append(_command("error", f"and {more} more lint errors: `demorun lint {fr.file}` lists them all",
                               file=path, line=1, title="demorun lint"))
     return lines

@@ -17,6 +17,7 @@ from ..parse.commonmark import reader
 from ..results import FileReport, RunReport, Status, StepResult
 from ..secrets import redact_report
 from ..verify.diff import diff_line_kind
+from .differing import differing_spans
 from .plain import OUTPUT_BYTE_LIMIT, OUTPUT_LINE_LIMIT, clip_line, clip_output, first_line, plain
 from .summary import (
     ForgivenValue,
@@ -100,27 +101,43 @@ def _meta(result: StepResult) -> str:
     return " · ".join(parts)
 
 
-def _marked(output: str, values: list[ForgivenValue]) -> list[list[tuple[str, ForgivenValue | None]]] | None:
-    """The output's lines cut into text and forgiven values, or None when it is clipped (no place to mark)."""
+Piece = tuple[str, "ForgivenValue | None", bool]  # text, the forgiven value it is, whether it differs
+
+
+def _marked(output: str, values: list[ForgivenValue],
+            differs: dict[int, list[tuple[int, int]]]) -> list[list[Piece]] | None:
+    """The output's lines cut into text, forgiven values and values that differ from the `##` block,
+    or None when it is clipped (no place to mark)."""
     lines = output.split("\n")
     if len(lines) > OUTPUT_LINE_LIMIT or len(output.encode("utf-8", "surrogatepass")) > OUTPUT_BYTE_LIMIT:
         return None
-    by_line: dict[int, list[ForgivenValue]] = {}
+    by_line: dict[int, list[tuple[int, int, ForgivenValue | None]]] = {}
     for v in values:
         if v.placed:
-            by_line.setdefault(v.line, []).append(v)
+            by_line.setdefault(v.line, []).append((v.start, v.end, v))
+    for number, spans in differs.items():
+        forgiven = by_line.get(number, [])
+        by_line.setdefault(number, []).extend(
+            (start, end, None) for start, end in spans
+            if not any(start < f_end and f_start < end for f_start, f_end, _ in forgiven))
     out = []
     for number, line in enumerate(lines, 1):
-        pieces: list[tuple[str, ForgivenValue | None]] = []
+        pieces: list[Piece] = []
         at = 0
-        for v in sorted(by_line.get(number, ()), key=lambda v: v.start):
-            if v.start < at or v.end > len(line):
+        for start, end, value in sorted(by_line.get(number, ()), key=lambda span: span[0]):
+            if start < at or end > len(line):
                 continue
-            pieces += [(line[at:v.start], None), (line[v.start:v.end], v)]
-            at = v.end
-        pieces.append((line[at:], None))
+            pieces += [(line[at:start], None, False), (line[start:end], value, value is None)]
+            at = end
+        pieces.append((line[at:], None, False))
         out.append(pieces)
     return out
+
+
+def _output_failed(result: StepResult) -> bool:
+    """Whether a failed command failed on its output (not only its status or its time)."""
+    outcome = result.outcome
+    return outcome is not None and not outcome.timed_out and "output differs" in result.verdict.message
 
 
 def _command(step: Step, result: StepResult | None, anchor: str, raw: StepResult | None = None,
@@ -158,7 +175,10 @@ def _command(step: Step, result: StepResult | None, anchor: str, raw: StepResult
             view["output"] = plain(clip_output(result.outcome.output))
             values = forgiven_values(raw, redact) if raw is not None else []
             view["forgiven"] = values
-            view["marked"] = _marked(view["output"], values) if values else None
+            differs = differing_spans([plain(line) for line in expected.lines], view["output"].split("\n"),
+                                      tuple(map(plain, verdict.details))) \
+                if expected is not None and verdict.status is Status.FAIL and _output_failed(result) else {}
+            view["marked"] = _marked(view["output"], values, differs) if values or differs else None
     return view
 
 

@@ -23,9 +23,18 @@ def _seconds(value: float) -> str:
     return f"{value:.3f}"
 
 
-def case_name(result: StepResult) -> str:
-    """file:line and the command's first line: unique within a file and readable in a CI list."""
-    return f"{result.step.loc} {first_line(result.step.text)}"
+def case_names(fr: FileReport) -> list[str]:
+    """Each command's first line, with `[FILE]` for one written in another file (an @import) and
+    ` #2`, ` #3`... for a repeat: unique within the suite and unchanged when lines above it are
+    edited, so a CI's test history follows the command. Where it is goes to the `line` attribute."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for result in fr.results:
+        step = result.step
+        name = first_line(step.text) + ("" if step.loc.file == fr.file else f" [{step.loc.file}]")
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name} #{seen[name]}")
+    return names
 
 
 def _failure_text(result: StepResult) -> str:
@@ -38,13 +47,13 @@ def _failure_text(result: StepResult) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def _testcase(suite: ET.Element, fr: FileReport, result: StepResult) -> None:
+def _testcase(suite: ET.Element, fr: FileReport, result: StepResult, name: str) -> None:
     step = result.step
     case = ET.SubElement(
         suite,
         "testcase",
         classname=_xml(fr.file),
-        name=_xml(case_name(result)),
+        name=_xml(name),
         file=_xml(step.loc.file),
         line=str(step.loc.line),
         time=_seconds(result.elapsed),  # an interrupted command's too: how long it ran
@@ -87,7 +96,7 @@ def _file_case(suite: ET.Element, fr: FileReport, name: str, line: int = 1) -> E
 
 def _file_cases(suite: ET.Element, fr: FileReport) -> tuple[int, int, int]:
     """Cases for what is true of the file as a whole: skipped (a tool is missing), nothing to
-    run, and under --strict its lint errors. (tests, failures, skipped) among them."""
+    run, and its lint errors (a failure: check fails a file on them). (tests, failures, skipped) among them."""
     counts = [0, 0, 0]
     if not fr.results and fr.skipped_reason:
         # A whole file skipped (a missing tool) still shows up, as one skipped case.
@@ -105,21 +114,17 @@ def _file_cases(suite: ET.Element, fr: FileReport) -> tuple[int, int, int]:
             counts = [1, 0, 1]
     errors = fr.lint_errors
     if errors:
-        listing = "\n".join(_xml(str(f)) for f in errors)
-        if fr.strict:
-            case = _file_case(suite, fr, f"{fr.file} lint", errors[0].loc.line)
-            failure = ET.SubElement(case, "failure", message=_xml(f"{lint_note(fr)}"), type="lint")
-            failure.text = listing
-            counts = [counts[0] + 1, counts[1] + 1, counts[2]]
-        else:
-            ET.SubElement(suite, "system-err").text = listing
+        case = _file_case(suite, fr, f"{fr.file} lint", errors[0].loc.line)
+        failure = ET.SubElement(case, "failure", message=_xml(f"{lint_note(fr)}"), type="lint")
+        failure.text = "\n".join(_xml(str(f)) for f in errors)
+        counts = [counts[0] + 1, counts[1] + 1, counts[2]]
     return counts[0], counts[1], counts[2]
 
 
 def _testsuite(root: ET.Element, fr: FileReport) -> tuple[int, int, int]:
     suite = ET.SubElement(root, "testsuite", name=_xml(fr.file), time=_seconds(fr.duration))
-    for result in fr.results:
-        _testcase(suite, fr, result)
+    for result, name in zip(fr.results, case_names(fr)):
+        _testcase(suite, fr, result, name)
     tests, failures, skipped = _file_cases(suite, fr)
     counts = (len(fr.results) + tests, fr.count(Status.FAIL) + failures, fr.count(Status.SKIP) + skipped)
     for key, value in zip(("tests", "failures", "errors", "skipped"), (counts[0], counts[1], 0, counts[2])):

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import IO, BinaryIO, TextIO
 
-from ..engine.listener import Listener
+from ..engine.listener import Listener, Run
 from ..model import SourceLoc, Step
 from ..printable import output_shown, visible
 from ..results import StepResult
@@ -84,6 +84,9 @@ class Progress(Listener):
         """Mask everything shown with the values `secrets` knows when it is shown."""
         self._secrets = secrets
         self.redact = lambda text: secrets.redactor(text)
+
+    def on_start(self, run: Run) -> None:
+        self.mask_with(run.secrets)  # seen so far; asks nobody mid-command
 
     def on_step_start(self, index: int, step: Step) -> None:
         if not self.follow(step):

@@ -21,6 +21,7 @@ LINT_SHOWN = 20  # lint errors listed one by one per file; the rest are counted 
 _STYLE = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow", Status.UPDATED: "cyan",
           Status.EMPTY: "yellow"}
 STRICTLY = "--strict: a failure"
+LINT_FAILS = "a failure"  # check fails a file on its lint errors by default; run and present go on
 
 
 def nothing_checked(fr: FileReport) -> bool:
@@ -29,11 +30,11 @@ def nothing_checked(fr: FileReport) -> bool:
 
 
 def file_status(fr: FileReport) -> Status:
-    """FAIL if it is broken, a command failed or (--strict) it has lint errors or nothing to run;
+    """FAIL if it is broken, a command failed, it has lint errors or (--strict) nothing to run;
     EMPTY if nothing in it could run; SKIP if nothing in it passed; UPDATED if `--update` wrote
     a block of it; else PASS."""
     empty = nothing_checked(fr)
-    if fr.error or fr.count(Status.FAIL) or (fr.strict and (fr.lint_errors or empty)):
+    if fr.error or fr.count(Status.FAIL) or fr.lint_errors or (fr.strict and empty):
         return Status.FAIL
     if empty:
         return Status.EMPTY
@@ -59,7 +60,7 @@ def lint_note(fr: FileReport) -> str:
     errors = len(fr.lint_errors)
     if not errors:
         return ""
-    return f"{errors} lint error{'s' if errors != 1 else ''}" + (f" ({STRICTLY})" if fr.strict else "")
+    return f"{errors} lint error{'s' if errors != 1 else ''}" + f" ({LINT_FAILS})"
 
 
 def format_duration(seconds: float) -> str:
@@ -204,9 +205,9 @@ def _error(fr: FileReport) -> list[Text]:
 
 
 def _strict_failures(fr: FileReport) -> list[Text]:
-    """What --strict alone fails in a file: its lint errors, or that it has nothing to run."""
+    """What fails a file besides its commands: its lint errors, or (--strict) that it has nothing to run."""
     lines = []
-    if nothing_checked(fr):
+    if fr.strict and nothing_checked(fr):
         head = Text()
         head.append("EMPTY ", style=_STYLE[Status.FAIL])
         head.append(fr.file, style="bold")
@@ -215,7 +216,7 @@ def _strict_failures(fr: FileReport) -> list[Text]:
         head = Text()
         head.append("LINT ", style=_STYLE[Status.FAIL])
         head.append(str(finding.loc), style="bold")
-        lines += [head, Text(f"  {clip_line(plain(finding.message))} [{finding.code}] ({STRICTLY})")]
+        lines += [head, Text(f"  {clip_line(plain(finding.message))} [{finding.code}] ({LINT_FAILS})")]
     more = len(fr.lint_errors) - LINT_SHOWN
     if more > 0:
         lines.append(Text(f"LINT … and {more} more in {fr.file}: `demorun lint {fr.file}` lists them all"))
@@ -280,9 +281,10 @@ def _total(report: RunReport) -> Text:
     files = report.files
     for count, what, strictly in (
             (sum(1 for fr in files if nothing_checked(fr)), "empty file", any(fr.strict for fr in files)),
-            (sum(len(fr.lint_errors) for fr in files), "lint error", any(fr.strict for fr in files))):
+            (sum(len(fr.lint_errors) for fr in files), "lint error", True)):
         if count:
-            total.append(f", {count} {what}{'s' if count != 1 else ''}" + (f" ({STRICTLY})" if strictly else ""),
+            note = STRICTLY if what == "empty file" else LINT_FAILS
+            total.append(f", {count} {what}{'s' if count != 1 else ''}" + (f" ({note})" if strictly else ""),
                          style=_STYLE[Status.FAIL] if strictly else _STYLE[Status.SKIP])
     errors = sum(1 for fr in files if fr.error)
     if errors:
@@ -306,7 +308,7 @@ def render_summary(report: RunReport, redact: Callable[[str], str], *, color: bo
                       color_system="standard" if color else None, width=200,
                       highlight=False, emoji=False, markup=False, legacy_windows=False)
     for fr in report.files:
-        blocks = (_error(fr) if fr.error else []) + (_strict_failures(fr) if fr.strict and not fr.error else [])
+        blocks = (_error(fr) if fr.error else []) + (_strict_failures(fr) if not fr.error else [])
         for line in blocks:
             console.print(line, soft_wrap=True)
         if blocks:

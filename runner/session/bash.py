@@ -166,7 +166,7 @@ class Bash:
         if raw:
             process.set_tty(tty.raw_input())
         try:
-            return self._exchange(request, settled=tty if raw else None)
+            return self._exchange(request, tty_after=tty if raw else None)
         finally:
             if process.alive and (raw or request.interactive):
                 process.set_tty(process.baseline)
@@ -186,12 +186,12 @@ class Bash:
             return None
         return self._exchange(Request((line,), deadline, on_output=on_output, watch_idle=True, sent=True))
 
-    def _exchange(self, request: Request, settled: TtyAttrs | None = None) -> Reply:
+    def _exchange(self, request: Request, tty_after: TtyAttrs | None = None) -> Reply:
         if not request.sent and self._queue:
             self._settle_queue()  # whatever was queued is settled before anything new is sent
         self._clean = False
         events, self._stash = self._stash, []
-        turn = Exchange(self._process, self._queue, self._scanner, events, request, settled)
+        turn = Exchange(self._process, self._queue, self._scanner, events, request, tty_after)
         reply = turn.run()
         if not turn.at_prompt:
             return reply
@@ -290,9 +290,10 @@ class Bash:
         try:
             self._await(token, exchange.INTERRUPT_GRACE, "bash did not come back to its prompt", line)
         except SessionError:
-            if not (interrupt and self.alive and self._process.kill_foreground()):
+            grace = exchange.kill_step(self._process) if interrupt and self.alive else None
+            if grace is None:
                 raise
-            self._await(token, exchange.KILL_GRACE, "bash did not come back to its prompt", line)
+            self._await(token, grace, "bash did not come back to its prompt", line)
         self._clean = True
 
     def query(self, body: str, timeout: float) -> str:

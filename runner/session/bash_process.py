@@ -107,8 +107,7 @@ class BashProcess:
         set_nonblocking(self._waker)
         self.watched = [self.fd] + ([self.pidfd] if self.pidfd >= 0 else [])
         # The usual wait of a command (nothing to write, no keys to forward), registered once for
-        # the shell's life: 0.28 against 0.81 us a wait, built anew (bench/session.py --tweaks),
-        # and a command sent alone waits once or twice.
+        # the shell's life, not built anew at every wait (docs/performance.md, measured choices).
         self._poller = select.poll()
         for watched in self.watched + [self.wake]:
             self._poller.register(watched, READ_EVENTS)

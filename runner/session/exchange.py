@@ -32,9 +32,8 @@ KeysFilter = Callable[[bytes, Callable[[], bool]], bytes]
 class Reply(NamedTuple):
     """What bash made of one command: whether it ran, its status and output, and how it ended.
 
-    A named tuple: one is made for every command, and a frozen dataclass of these fields costs
-    more to build (0.72 against 1.17 us, 2% of a queued command's 22 us of CPU, bench/session.py
-    --tweaks).
+    A named tuple: one is made for every command, and a frozen dataclass costs more to build
+    (docs/performance.md, measured choices).
     """
 
     started: bool  # bash printed PS0: it parsed the whole command and ran it
@@ -54,8 +53,7 @@ class Request(NamedTuple):
 
     Fed (unattended), `ahead` are one-line commands (command, line) written behind this one,
     whose replies later exchanges read with `sent`. A named tuple, as Reply is: one is made
-    for every command (0.27 against 1.21 us as a frozen dataclass, 4% of a queued command's
-    CPU, bench/session.py --tweaks).
+    for every command.
     """
 
     chunks: tuple[bytes, ...]  # the command's lines, each sent when bash asks for it
@@ -82,12 +80,19 @@ def gone(process: BashProcess, scanner: Scanner, output: Output) -> int:
     return status
 
 
+def kill_step(process: BashProcess) -> float | None:
+    """The ladder's step after Ctrl-C, for every wait on bash (a command's exchange, the session's
+    own sync): SIGKILL of the command's processes, and the time bash then has to come back; None
+    when there is nothing to kill, and the shell must be replaced."""
+    return KILL_GRACE if process.kill_foreground() else None
+
+
 class Exchange:
     """One command's round trip, as state: each event read from bash has its handler, and each
     pass of `run` handles what was read already, writes what is pending, looks at the clocks,
     waits, and handles what came.
 
-    Only the unread tail is searched for markers, so long output stays linear. `settled` are the
+    Only the unread tail is searched for markers, so long output stays linear. `tty_after` are the
     pty's attributes to restore once bash has read a command sent byte for byte.
     """
 
@@ -97,7 +102,7 @@ class Exchange:
     _next_chunk = 1  # the index of the line to send when bash asks for more
     _lines_sent = 1
     _continuations = 0
-    _settled: TtyAttrs | None = None
+    _tty_after: TtyAttrs | None = None
     _started = _stuck = interrupted = False
     _stage = Escalation.NONE
     _note: str | None = None  # who was reading the terminal, or what was repaired
@@ -110,7 +115,7 @@ class Exchange:
     rest: Events  # events read past the prompt, the next exchange's: set as it ends there
 
     def __init__(self, process: BashProcess, queue: ReadAhead, scanner: Scanner, events: Events,
-                 request: Request, settled: TtyAttrs | None = None):
+                 request: Request, tty_after: TtyAttrs | None = None):
         self._process, self._queue, self._scanner, self._request = process, queue, scanner, request
         process.take_wake()  # an interrupt asked for before this command is not for it
         self._line = request.chunks[0]
@@ -122,8 +127,8 @@ class Exchange:
             self.began = time.monotonic()
             self._send(request)
         self._deadline = request.deadline
-        if settled is not None:
-            self._settled = settled
+        if tty_after is not None:
+            self._tty_after = tty_after
         self._output, self._before = Output(), bytearray()
         self._events = events
 
@@ -131,7 +136,7 @@ class Exchange:
         """The command's first line to write, and the commands queued behind it written now."""
         self._pending.extend(self._process.input.pieces(self._line))
         self._lines_sent = self._line.count(b"\n")
-        if request.ahead:  # each line one message already: framing.queueable takes no longer ones
+        if request.ahead:  # each line one message already: read_ahead.queueable takes no longer ones
             self._queue.offer(request.ahead, request.ahead_limit)
             self._pending.extend([line for _, line in request.ahead])
             # A batch is several messages: were bash to run this command, fail and drain its
@@ -196,15 +201,16 @@ class Exchange:
         self._pending.clear()
         self._next_chunk = len(self._request.chunks)
         self._withdraw()
-        self._settle_input()  # Ctrl-C must be a signal again, not a byte of the command
+        self._restore_tty()  # Ctrl-C must be a signal again, not a byte of the command
         self._stage = Escalation(self._stage + 1)
         if self._stage is Escalation.INTERRUPTED:
             self._note = self._process.terminal_note()
             self._interrupt(now)
             self._deadline = now + INTERRUPT_GRACE
             return None
-        if self._stage is Escalation.KILLED and self._process.kill_foreground():
-            self._deadline = now + KILL_GRACE
+        grace = kill_step(self._process) if self._stage is Escalation.KILLED else None
+        if grace is not None:
+            self._deadline = now + grace
             return None
         return self._reply(None, stage=Escalation.REPLACED)
 
@@ -309,8 +315,8 @@ class Exchange:
         if not self._started:
             self._started = True
             self._forward = self._request.keys
-            if self._settled is not None:
-                self._settle_input()
+            if self._tty_after is not None:
+                self._restore_tty()
 
     def _on_continue(self) -> None:
         """bash asks for another line: the command's next, or (none left) it is stuck."""
@@ -327,7 +333,7 @@ class Exchange:
             return
         self._withdraw()  # bash took a queued line as more of this one: take back the rest
         self._stuck, self._stage = True, Escalation.INTERRUPTED
-        self._settle_input()
+        self._restore_tty()
         self._process.ctrl_c()  # bash is reading, not running anything
         self._deadline = min(self._deadline, time.monotonic() + INTERRUPT_GRACE)
 
@@ -367,8 +373,8 @@ class Exchange:
         if own and resend_own:
             self._pending.extendleft(reversed(self._process.input.pieces(self._line)[-own:]))
 
-    def _settle_input(self) -> None:
+    def _restore_tty(self) -> None:
         """bash has read the command sent byte for byte: the pty's attributes for the command again."""
-        if self._settled is not None:
-            self._process.set_tty(self._settled)
-            self._settled = None
+        if self._tty_after is not None:
+            self._process.set_tty(self._tty_after)
+            self._tty_after = None

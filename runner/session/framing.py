@@ -1,19 +1,10 @@
 """How a command is written for bash: one group, on one line or line by line, guarded when output
-may follow it, and which of the commands after it can wait in bash's input."""
+may follow it; what in its text bars it from waiting in bash's input is read here too, and
+decided in runner/session/read_ahead.py."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-from .feed import MESSAGE_MAX
-
-# Commands queued ahead in one batch: at most as many as the engine looks ahead (64), in at most
-# this many bytes, well within what bash's input socket holds (about 270 short lines), so a batch
-# is written whole while bash is held (bash_process.held). A batch costs two signals and a round
-# of polls: 64 rather than 32 took `run --quiet` of `echo hi` from 42.2 to 40.9 us of CPU and
-# 36.1 to 32.6 us of wall a command (medians of 11 alternating rounds, one run).
-AHEAD_COUNT = 64
-AHEAD_BYTES = 3600
 # A one-line command ending in one of these takes `; }` after it unchanged in meaning.
 _PLAIN_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\"')]}/.-_=*%+,:@^~?")
 _DEFINES_BUILTIN = re.compile(r"(?:^|[\s;&|(){}])(?:function\s+builtin\b|builtin\s*\(\s*\))")
@@ -49,8 +40,7 @@ def needs_guard(text: str) -> bool:
 
 def is_blank(text: str) -> bool:
     """Nothing but comments and blank lines: bash would run nothing, and `{ }` would not parse."""
-    # One line starting with a word settles it: 0.07 against 0.46 us, 1.7% of a queued command's
-    # CPU (bench/session.py --tweaks), and every command is asked.
+    # One line starting with a word settles it: every command is asked (docs/performance.md).
     if text and text[0] not in "# \t\n" and "\n" not in text:
         return False
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n"))
@@ -58,31 +48,11 @@ def is_blank(text: str) -> bool:
 
 def defines_builtin(text: str) -> bool:
     """The command defines a function named builtin, which the session's own lines rely on."""
-    # The substring first: 0.04 against 0.56 us, 2.3% of a queued command's CPU (bench/session.py --tweaks).
+    # The substring first: every command queued is asked (docs/performance.md).
     return "builtin" in text and _DEFINES_BUILTIN.search(text) is not None
 
 
 def reads_descriptor(text: str) -> bool:
     """The command reads a descriptor by number with a builtin of bash's: maybe bash's own input."""
-    # The substrings first: 0.05 against 0.48 us for `kubectl get pods -n shop -o wide`, and every
-    # command queued is asked.
+    # The substrings first: every command queued is asked (docs/performance.md).
     return ("read" in text or "mapfile" in text) and _READS_DESCRIPTOR.search(text) is not None
-
-
-def queueable(ahead: Sequence[str], used: int) -> tuple[tuple[str, bytes], ...]:
-    """The commands of `ahead` that can wait in bash's input, with their lines: one-line commands
-    needing no guard, taken in order while they fit AHEAD_BYTES with the `used` bytes of the one
-    they wait behind, so each batch reaches bash whole."""
-    queued: list[tuple[str, bytes]] = []
-    for command in ahead[:AHEAD_COUNT]:
-        text = command.rstrip("\n")
-        if is_blank(text) or needs_guard(text) or defines_builtin(text) or reads_descriptor(text):
-            break
-        chunks = frame(text, False)
-        line = chunks[0]
-        used += len(line)
-        # One line each, one message of bash's input: the drain after a failure counts them.
-        if len(chunks) != 1 or line.count(b"\n") != 1 or used > AHEAD_BYTES or len(line) > MESSAGE_MAX:
-            break
-        queued.append((text, line))
-    return tuple(queued)

@@ -1,13 +1,64 @@
-"""The commands queued in bash's input behind the running one: which bash may have begun, which
+"""The commands queued in bash's input behind the running one: which may wait there (the one
+place that decides, for the engine and the session alike), which bash may have begun, which
 were taken back (withdraw) and which its prompt read away unrun after a failure (drain)."""
 from __future__ import annotations
 
+import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 
-from .feed import Input
+from . import framing
+from .feed import MESSAGE_MAX, Input
 from .pty_io import drained
+
+# Commands queued ahead in one batch: at most as many as the engine looks ahead (64), in at most
+# this many bytes, well within what bash's input socket holds (about 270 short lines), so a batch
+# is written whole while bash is held (bash_process.held); a batch costs two signals and a round
+# of polls (docs/performance.md, measured choices).
+AHEAD_COUNT = 64
+AHEAD_BYTES = 3600
+# What makes queuing commands unsafe for a whole plan: aliases (one could turn a queued line into
+# the start of a longer command) and DEBUG traps, which functrace would also run in the subshell
+# that reads queued lines away after a failure (its output is the prompt's); CONT traps, which
+# would run when the session holds bash stopped while it writes a batch.
+_UNQUEUEABLE = re.compile(r"\balias\b|\bDEBUG\b|functrace|extdebug|\bset\s+-[a-zA-Z]*T|\b(?:SIG)?CONT\b")
+
+
+def plan_may_queue(commands: Iterable[str]) -> bool:
+    """Whether any command of a plan may wait in bash's input: none of them sets what would make
+    a queued line run otherwise than alone (see _UNQUEUEABLE)."""
+    return not any(_UNQUEUEABLE.search(text) for text in commands)
+
+
+def may_wait(text: str) -> bool:
+    """Whether a command, by its text, may wait in bash's input behind another: it runs something,
+    needs no guard (no jobs or prompts set), reads no descriptor by number (bash's input could be
+    it), defines no `builtin`, and sets no terminal modes (stty: the session checks them per command)."""
+    return not (framing.is_blank(text) or framing.needs_guard(text) or framing.defines_builtin(text)
+                or framing.reads_descriptor(text) or "stty" in text)
+
+
+def queueable(text: str, chunks: Sequence[bytes], ahead: Sequence[str]) -> tuple[tuple[str, bytes], ...]:
+    """The commands of `ahead` that can wait in bash's input behind `text` (sent as `chunks`), with
+    their lines: none unless `text` is one line that reads no descriptor; then, in order, those
+    that may wait, each one line and one message of bash's input (the drain after a failure counts
+    them), while the batch fits AHEAD_BYTES, so that it reaches bash whole."""
+    if len(chunks) != 1 or framing.reads_descriptor(text):
+        return ()
+    used = len(chunks[0])
+    queued: list[tuple[str, bytes]] = []
+    for command in ahead[:AHEAD_COUNT]:
+        command = command.rstrip("\n")
+        if not may_wait(command):
+            break
+        framed = framing.frame(command, False)
+        line = framed[0]
+        used += len(line)
+        if len(framed) != 1 or line.count(b"\n") != 1 or used > AHEAD_BYTES or len(line) > MESSAGE_MAX:
+            break
+        queued.append((command, line))
+    return tuple(queued)
 
 # Lines queued behind a command are taken back once it has run this long (or a quarter of its
 # time limit, if shorter): a slow command gains nothing from them, and an interrupt at its

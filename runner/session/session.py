@@ -1,6 +1,7 @@
 """One persistent bash for a whole workshop: each command's output, status and time, as in a terminal."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import secrets
@@ -18,6 +19,7 @@ from . import framing, processes
 from .bash import QUERY_TIMEOUT, Bash
 from .exchange import KeysFilter, Reply, Request
 from .pty_io import raw_terminal, window_size
+from .read_ahead import queueable
 
 UNATTENDED_ENV = {
     "PAGER": "cat", "GIT_PAGER": "cat", "BAT_PAGING": "never", "SYSTEMD_PAGER": "cat",
@@ -25,6 +27,7 @@ UNATTENDED_ENV = {
 }
 EXIT_TIMEOUT = 60.0  # leaving a nested shell: time for its EXIT trap (a workshop's cleanup)
 VISIBLE_PS1 = r"\u@\h:\w\$ "
+KILLED_STATUS = 128 + signal.SIGKILL  # bash's status for a command killed; also one whose reply has none
 _RECOVERY = {Escalation.INTERRUPTED: "interrupted", Escalation.KILLED: "killed", Escalation.REPLACED: "restarted"}
 _EXIT_WORD = re.compile(r"\b(exit|logout)\b")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -253,11 +256,11 @@ class Session:
         limit = self.default_timeout if timeout is None else timeout
         stopping = stop_after is not None and stop_after <= limit
         seconds = stop_after if stop_after is not None and stopping else limit
-        if not interactive:
-            outcome = self._run_queued(text, seconds, stopping, on_output)
-            if outcome is not None:
-                return outcome
-        return self._run_sent(text, seconds, limit, stopping, on_output, interactive, ahead)
+        outcome = None if interactive else self._run_queued(text, seconds, stopping, on_output)
+        if outcome is None:
+            outcome = self._run_sent(text, seconds, limit, stopping, on_output, interactive, ahead)
+        # The limit it ran out of is said here, where it was kept: the reports quote it.
+        return dataclasses.replace(outcome, limit=seconds) if outcome.timed_out else outcome
 
     def _run_queued(self, text: str, seconds: float, stopping: bool,
                     on_output: Callable[[bytes], None] | None) -> Outcome | None:
@@ -284,9 +287,8 @@ class Session:
         lost, self._lost = self._lost, False
         guard = bash.guard or framing.needs_guard(text)
         chunks = framing.frame(text, interactive, guard)
-        queued = framing.queueable(ahead, len(chunks[0])) if (
-            ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)
-            and len(chunks) == 1 and not framing.reads_descriptor(text)) else ()
+        queued = queueable(text, chunks, ahead) if (
+            ahead and bash.reads_ahead and not (interactive or guard or stopping or self._shells)) else ()
         stdin_fd = _stdin_fd() if interactive else None
         self._interrupted = False
         start = time.monotonic()
@@ -325,10 +327,11 @@ class Session:
         if reply.note:
             output += ("" if not output or output.endswith("\n") else "\n") + f"demorun: {reply.note}\n"
         stage = reply.stage
+        status = KILLED_STATUS if reply.status is None else reply.status
         if not (stage or lost or self._interrupted):  # the usual end: the command ran to its prompt
-            return Outcome(output, 137 if reply.status is None else reply.status, duration)
+            return Outcome(output, status, duration)
         stopped = bool(stage) and stopping
-        status = 0 if stopped else 137 if reply.status is None else reply.status
+        status = 0 if stopped else status
         recovery = "restarted" if lost else _RECOVERY.get(stage) or ("interrupted" if self._interrupted else None)
         return Outcome(output=output, status=status, duration=duration, timed_out=bool(stage) and not stopping,
                        stopped=stopped, recovery=recovery, state_lost=stage is Escalation.REPLACED or lost)

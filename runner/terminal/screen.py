@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from ..printable import visible
 
 if TYPE_CHECKING:
-    from ..session.leftovers import TerminalLeftovers
+    from .leftovers import TerminalLeftovers
 
 PROMPT = "$ "
 DIM, BOLD, RESET = "\x1b[2m", "\x1b[1m", "\x1b[0m"
@@ -131,7 +131,7 @@ class Screen:
     @property
     def leftovers(self) -> TerminalLeftovers:
         if self._leftovers is None:
-            from ..session.leftovers import TerminalLeftovers
+            from .leftovers import TerminalLeftovers
 
             self._leftovers = TerminalLeftovers()
         return self._leftovers

@@ -10,31 +10,24 @@ from __future__ import annotations
 
 import os
 import re
-from collections import deque
 
 from ...model import Kind, Plan, Step
+from ..output_tail import OutputTail
 
 HIDDEN_TAIL = 20  # lines of the hidden commands' output shown when one ends the shell
-_KEPT = 65536  # characters of a command's output looked at for the tail
 _QUIET = re.compile(r"^[ \t]*(?:export[ \t]+)?DEMOSH_QUIET_FAILURE=(\S*)", re.MULTILINE)
 _UNSET = re.compile(r"^[ \t]*unset[ \t]+(?:-v[ \t]+)?DEMOSH_QUIET_FAILURE\b", re.MULTILINE)
 
 
-class HiddenTail:
+class HiddenTail(OutputTail):
     """The last lines printed by the hidden commands run since the last shown one."""
 
     def __init__(self) -> None:
-        self._lines: deque[str] = deque(maxlen=HIDDEN_TAIL)
-
-    def clear(self) -> None:
-        self._lines.clear()
-
-    def add(self, output: str) -> None:
-        self._lines.extend(output[-_KEPT:].splitlines())
+        super().__init__(HIDDEN_TAIL)
 
     def lines(self) -> list[str]:
         """The tail, without the `exit` bash prints as it leaves (it names no cause)."""
-        lines = list(self._lines)
+        lines = super().lines()
         while lines and lines[-1].strip() in ("exit", "logout", ""):
             lines.pop()
         return lines

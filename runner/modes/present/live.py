@@ -17,7 +17,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 
 from ...config import Config
-from ...engine.core import Engine, Policy
+from ...engine.core import Engine
 from ...engine.signals import interrupts
 from ...engine.walk import Action, may_run
 from ...errors import Aborted, DemorunError
@@ -28,8 +28,8 @@ from ...secrets import Redactor
 from ...terminal.keys import CTRL_C, ENTER, SPACE, Keyboard, TypeAhead
 from ...terminal.screen import BOLD, DIM, RESET, Screen, keystrokes
 from ...timings import Timings
-from ...verify.values import VerifyOptions
-from ..setup import effective_timeout, open_session
+from ..engine_setup import PRESENT, policy_for
+from ..setup import open_session
 from .catchup import DEFAULT_LIMIT, bounded, never_ends, summary
 from .choices import AS_WRITTEN, Choices
 from .desk import Desk
@@ -527,15 +527,12 @@ def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, key
 
     `opened`: the opening already showed the text of the steps before it (their commands run here).
     """
-    default_timeout = effective_timeout(timeout, config)
+    policy = policy_for(PRESENT, config, timeout=timeout)
     listener = LiveListener(screen)
     redact = Redactor()
-    with open_session(plan.file, args, config, timeout=default_timeout, cols=size.columns, rows=size.lines,
+    with open_session(plan.file, args, config, timeout=policy.default_timeout, cols=size.columns, rows=size.lines,
                       unattended=False, extra_env=guard_env) as session:
-        engine = Engine(plan, session, listeners=[listener], policy=Policy(
-            check_output=True, keep_going=True, run_hooks=True, default_timeout=default_timeout,
-            verify=VerifyOptions(masks=config.masks, volatile_columns=config.volatile_columns),
-            secret_names=config.secrets))
+        engine = Engine(plan, session, listeners=[listener], policy=policy)
         show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock,
                     catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT, choices=choices)
         try:

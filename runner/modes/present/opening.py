@@ -85,7 +85,7 @@ def terminal_size() -> os.terminal_size:
     try:
         return os.get_terminal_size(sys.stdout.fileno())
     except (OSError, ValueError):
-        import shutil  # here, not above: with bz2 and lzma it costs the first screen about 2 ms
+        import shutil  # here, not above: it brings bz2 and lzma, which the first screen need not wait for
 
         return shutil.get_terminal_size((80, 24))
 
