@@ -206,6 +206,11 @@ def _sections(ctx: click.Context, start: str | None, stop: str | None, section: 
 @options("record")
 @click.option("--notes", metavar="TTY", help="Another terminal (`tty` prints its name) for the presenter: next "
                                              "command, step, notes, times and messages.")
+@click.option("--canned", is_flag=True, help="Show a failing command's ## output as its result (c does it for one).")
+@click.option("--marks", is_flag=True, help="Drift marks on this terminal too (they go to --notes, and d shows them).")
+@click.option("--no-blurb", is_flag=True, help="No start cue before the first command (as demosh's option).")
+@click.option("--debug", is_flag=True, help="Say each step on the --notes terminal as the show reaches it.")
+@click.option("--no-builtins", is_flag=True, help="Accepted as demosh's: the built-in macros are part of the format.")
 @options("timings", "timeout", "no_init", "requires", "kubeconfig", "isolate")
 def present_cmd(**values: Any) -> None:
     commands.present(**values)

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str | None, record: str | None,
             notes: str | None, timings: str | None, timeout: float | None, no_init: bool,
             requires: tuple[str, ...], kubeconfig: str | None, isolate: bool,
-            catch_up_timeout: float | None = None) -> None:
+            catch_up_timeout: float | None = None, canned: bool = False, marks: bool = False,
+            no_blurb: bool = False, debug: bool = False, no_builtins: bool = False) -> None:
     """Present workshop FILE live: type commands, wait for keys (? for help)."""
+    from .modes.present.choices import Choices
     from .modes.present.start import run_present
 
     wanted = tools(requires)
@@ -32,7 +34,8 @@ def present(file: str, args: tuple[str, ...], speed: float | None, start_at: str
 
         cluster = ClusterOptions(requires=wanted, isolate=isolate, kubeconfig=kubeconfig, cleanup=False)
     call(run_present, file, list(args), speed=speed, start_at=start_at, record=record, notes=notes,
-         timings=timings, timeout=timeout, no_init=no_init, cluster=cluster, catch_up_timeout=catch_up_timeout)
+         timings=timings, timeout=timeout, no_init=no_init, cluster=cluster, catch_up_timeout=catch_up_timeout,
+         choices=Choices(canned=canned, marks=marks, blurb=not no_blurb, debug=debug))
 
 
 def run(file: str, args: tuple[str, ...], keep_going: bool, speed: float | None, quiet: bool, record: str | None,

@@ -186,6 +186,8 @@ def _write_locked(path: str, produce: Callable[[str], bytes | None]) -> bool:
             _refuse_read_only(target)
         except FileNotFoundError:
             st = None
+        except OSError as exc:  # its folder became a file, a loop of links: one line, never a traceback
+            raise _cannot_write(path, exc) from None
         _replace(path, target, temp, data, st)
         return True
 

@@ -121,3 +121,12 @@ def standins(tmp_path, monkeypatch):
         return str(target)
 
     return SimpleNamespace(bin=bin_dir, state=state, home=home, clusters=clusters, existing=existing, copy=copy)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Each phase's report on the test item (`item.rep_call`): fixtures that check after a test
+    (tests/tmux_terminal.py) leave a failed test's own failure alone."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report

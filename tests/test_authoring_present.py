@@ -3,19 +3,15 @@ file shows as its text, and @wait-for stops a never-ending command at its match.
 from __future__ import annotations
 
 import shlex
-import shutil
 import sys
 import textwrap
-import uuid
 from pathlib import Path
 
-import pytest
-from test_present_live import DONE, REPO, Terminal, _end
+import tmux_terminal as live
+from tmux_terminal import REPO, wrapped
 
-pytestmark = [
-    pytest.mark.tmux,
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
-]
+pytestmark = live.TMUX
+terminal = live.terminal  # the shared real terminal, checked whole at the end
 
 WORKSHOP = """
     # Files and waits
@@ -45,27 +41,19 @@ WORKSHOP = """
     """
 
 
-@pytest.fixture
-def terminal():
-    term = Terminal(f"demorun-test-{uuid.uuid4().hex[:12]}")
-    yield term
-    _end(term)
-
-
 def test_present_shows_the_file_s_text_writes_it_and_stops_at_the_match(terminal, tmp_path):
     path = tmp_path / "workshop.md"
     path.write_text(textwrap.dedent(WORKSHOP).lstrip("\n"))
     command = shlex.join([sys.executable, "-m", "runner", "present", "--no-init", "--speed", "2000", str(path)])
-    terminal.start(f"cd {shlex.quote(str(REPO))} && HOME={shlex.quote(str(tmp_path))} {command}; "
-                   f"echo {DONE}=$?; sleep 600")
+    terminal.start(wrapped(f"cd {shlex.quote(str(REPO))} && HOME={shlex.quote(str(tmp_path))} {command}"))
     shown = terminal.wait_text("name: web-from-the-fence")  # the fence, as prose
     assert "cat <<" not in shown and "tee " not in shown
     terminal.wait_text("after-the-wait", timeout=20)  # the wait ended at its match, well before 600 s
     assert (tmp_path / "out" / "web.yaml").read_text() == "kind: Pod\nname: web-from-the-fence\n"
     shown = terminal.screen()
     assert "status=1" not in shown  # the `; echo` after the interrupted program never ran: Ctrl-C stopped the line
-    terminal.keys("q")
-    terminal.wait_text(f"{DONE}=")
+    terminal.keys("Q")
+    terminal.finished()
 
 
 def test_the_demo_is_bash_only_and_passes(demorun):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import time
 
 import pytest
-import test_present_live as live
-from test_present_live import FAST, prompt_line
+import tmux_terminal as live
 from test_present_stage import notes_pane  # noqa: F401  (a fixture)
+from tmux_terminal import FAST, prompt_line
 
 from runner.config import load_config
 from runner.errors import ConfigError
@@ -63,7 +63,7 @@ def test_commands_that_never_end_by_themselves(command, reason):
     'echo "unclosed',
     "linkerd viz stat deploy",
 ])
-def test_commands_that_end(command):
+def test_commands_thatend(command):
     assert never_ends(command) is None
 
 
@@ -114,8 +114,8 @@ def test_what_was_cut_is_said_once_per_kind():
     assert summary(3, 0, [], [], 2.0) == []
 
 
-@live.pytestmark[0]
-@live.pytestmark[1]
+@live.TMUX[0]
+@live.TMUX[1]
 def test_from_past_a_watch_reaches_its_section_and_says_what_was_cut(present, notes_pane):  # noqa: F811
     pane, tty = notes_pane
     pane.tmux("resize-window", "-t", "t", "-x", "200", "-y", "30")  # room for every message whole
@@ -134,8 +134,8 @@ def test_from_past_a_watch_reaches_its_section_and_says_what_was_cut(present, no
     assert term.finished()[0] == 0
 
 
-@live.pytestmark[0]
-@live.pytestmark[1]
+@live.TMUX[0]
+@live.TMUX[1]
 def test_the_catch_up_messages_never_run_into_each_other_nor_run_the_command(present):
     term = present("catchup_endless.md", *FAST, "--from", "Target", "--catch-up-timeout", "1s")
     progress = term.wait_text("catching up: ")

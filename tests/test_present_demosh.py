@@ -5,11 +5,11 @@ import json
 import subprocess
 import sys
 
-import test_present_live as live
-from test_present_live import FAST, FIXTURES, REPO, prompt_line
+import tmux_terminal as live
 from test_present_stage import notes_pane  # noqa: F401  (a fixture)
+from tmux_terminal import FAST, FIXTURES, REPO, prompt_line
 
-pytestmark = live.pytestmark
+pytestmark = live.TMUX
 terminal, present = live.terminal, live.present  # the same real-terminal fixtures
 
 

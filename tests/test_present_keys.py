@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 import pytest
-import test_present_live as live
-from test_present_live import DONE, FAST, prompt_line
+import tmux_terminal as live
+from tmux_terminal import DONE, FAST, prompt_line
 
-pytestmark = live.pytestmark
+pytestmark = live.TMUX
 terminal, present = live.terminal, live.present  # the same real-terminal fixtures
 
 

@@ -2,131 +2,16 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import shutil
 import subprocess
-import sys
 import time
-import uuid
-from pathlib import Path
 
-import pytest
+import tmux_terminal as live
+from tmux_terminal import FAST, Terminal, end, prompt_line
 
-REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO / "tests" / "fixtures" / "present"
-FAST = ["--speed", "2000"]  # typing out of the way where a test is not about typing
-DONE = "PRESENT-EXITED"
-
-pytestmark = [
-    pytest.mark.tmux,
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
-]
-
-
-class Terminal:
-    """One tmux server of its own, 100x30, running one command; polled, never slept on blindly."""
-
-    def __init__(self, socket: str):
-        self.socket = socket
-
-    def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-                              check=True, capture_output=True, text=True).stdout
-
-    def start(self, shell_command: str) -> None:
-        self.tmux("new-session", "-d", "-s", "t", "-x", "100", "-y", "30",
-                  "bash", "--norc", "--noprofile", "-c", shell_command)
-
-    def keys(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", "t", *keys)
-
-    def text(self, literal: str) -> None:
-        self.tmux("send-keys", "-t", "t", "-l", literal)
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-J", "-t", "t")
-
-    def wait_for(self, predicate, what: str, timeout: float = 10.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            shown = self.screen()
-            if predicate(shown):
-                return shown
-            if time.monotonic() > deadline:
-                pytest.fail(f"timed out waiting for {what}; the screen shows:\n{shown}")
-            time.sleep(0.05)
-
-    def wait_text(self, text: str, timeout: float = 10.0) -> str:
-        return self.wait_for(lambda s: text in s, repr(text), timeout)
-
-    def stays_without(self, text: str, seconds: float = 0.6) -> str:
-        """The screen does not show `text` for a while: for things that must wait for a key."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            shown = self.screen()
-            assert text not in shown, f"{text!r} appeared too early:\n{shown}"
-            time.sleep(0.05)
-        return shown
-
-    def finished(self, timeout: float = 10.0) -> tuple[int, str]:
-        """Exit status of the show and the `stty -a` taken right after it."""
-        shown = self.wait_for(lambda s: f"{DONE}=" in s and "icanon" in s, "the show to end", timeout)
-        return int(re.search(rf"{DONE}=(\d+)", shown).group(1)), shown[shown.index(f"{DONE}="):]
-
-
-def _socket_path(name: str) -> Path:
-    return Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / name
-
-
-def _end(term: Terminal) -> None:
-    """Kill the test's own tmux server and remove its socket, which tmux leaves behind."""
-    subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True)
-    _socket_path(term.socket).unlink(missing_ok=True)
-
-
-@pytest.fixture
-def terminal():
-    term = Terminal(f"demorun-test-{uuid.uuid4().hex[:12]}")
-    yield term
-    _end(term)
-
-
-@pytest.fixture
-def present(terminal, tmp_path):
-    """Start `demorun present FIXTURE ARGS...`; afterwards the pane shows the exit status and `stty -a`."""
-
-    def start(fixture: str, *args: str, env: str = "") -> Terminal:
-        command = shlex.join([sys.executable, "-m", "runner", "present", "--no-init",
-                              str(FIXTURES / fixture), *args])
-        terminal.start(f"cd {shlex.quote(str(REPO))} && HOME={shlex.quote(str(tmp_path))} {env} "
-                       f"{command}; echo {DONE}=$?; stty -a; sleep 600")
-        return terminal
-
-    return start
-
-
-def prompt_line(shown: str, command: str) -> bool:
-    return any(line.startswith("$ ") and line.rstrip().endswith(command) for line in shown.splitlines())
-
-
-def _running(*argv: str) -> bool:
-    wanted = ("\0".join(argv) + "\0").encode()
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
-                return True
-        except OSError:
-            continue
-    return False
-
-
-def _wait_running(*argv: str) -> None:
-    deadline = time.monotonic() + 5
-    while not _running(*argv):
-        assert time.monotonic() < deadline, f"{argv} never started"
-        time.sleep(0.05)
+pytestmark = live.TMUX
+terminal, present = live.terminal, live.present  # the shared real-terminal fixtures
 
 
 def test_command_is_typed_and_runs_on_return(present):
@@ -286,7 +171,7 @@ def test_ctrl_c_stops_the_command_not_the_show(present):
     term = present("interrupt.md", *FAST)
     term.wait_for(lambda s: prompt_line(s, "sleep 100"), "the sleep")
     term.keys("Enter")
-    _wait_running("sleep", "100")
+    live.wait_running("sleep", "100")
     term.keys("C-c")
     term.wait_for(lambda s: prompt_line(s, "echo after-the-sleep"), "the next command", timeout=5)
     term.keys("Enter")
@@ -307,7 +192,7 @@ def test_ctrl_c_twice_at_a_prompt_ends_the_show(present):
 
 
 def test_drift_mark_for_a_mismatch_only_and_d_shows_the_difference(present):
-    term = present("drift.md", *FAST)
+    term = present("drift.md", *FAST, "--marks")
     term.wait_for(lambda s: prompt_line(s, "echo as-written"), "the first command")
     term.keys("Enter")
     term.wait_for(lambda s: prompt_line(s, "echo what-really-happens"), "the second command")
@@ -346,7 +231,7 @@ def test_record_makes_a_cast_that_a_real_player_plays(present, tmp_path, termina
         assert "PLAYED=0" in shown
         assert "\nfirst-output for mars" in shown
     finally:
-        _end(player)
+        end(player)
 
 
 def test_directives_while_presenting(present, tmp_path):
@@ -354,8 +239,9 @@ def test_directives_while_presenting(present, tmp_path):
     term = present("directives.md", *FAST, env=f"DEMO_HOOK_MARKER='touch {hooked}'")
     term.wait_for(lambda s: prompt_line(s, "NAME=world"), "the first command")
     term.keys("Enter")
+    term.wait_text("# printed for world")  # @print, expanded, then a wait for RETURN as demosh's
+    term.keys("Enter")
     shown = term.wait_for(lambda s: prompt_line(s, "echo waits-after"), "the @notypeout command")
-    assert "# printed for world" in shown  # @print, expanded
     assert "\nran-without-waiting" in shown  # @nowaitbefore: no key needed
     assert "\nimmediate-output" in shown and "echo immediate-output" not in shown  # @immed
     term.keys("Enter")
@@ -379,11 +265,12 @@ def test_closing_the_terminal_ends_the_workshops_processes(present, terminal):
     term = present("hangup.md", *FAST)
     term.wait_for(lambda s: prompt_line(s, "sleep 313.37"), "the long command")
     term.keys("Enter")
-    _wait_running("sleep", "313.37")
-    _wait_running("sleep", "313.38")
+    live.wait_running("sleep", "313.37")
+    live.wait_running("sleep", "313.38")
+    terminal.closed = True  # killed on purpose: there is no terminal left to check
     subprocess.run(["tmux", "-L", terminal.socket, "kill-server"], check=True)
     deadline = time.monotonic() + 8
-    while _running("sleep", "313.37") or _running("sleep", "313.38"):
+    while live.running("sleep", "313.37") or live.running("sleep", "313.38"):
         assert time.monotonic() < deadline, "the workshop's processes outlived the show"
         time.sleep(0.1)
 

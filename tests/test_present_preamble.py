@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from test_present_live import DONE, FAST, REPO, terminal  # noqa: F401  (terminal is a fixture)
+from tmux_terminal import DONE, FAST, REPO, terminal, wrapped  # noqa: F401  (terminal is a fixture)
 
 pytestmark = [
     pytest.mark.tmux,
@@ -23,8 +23,7 @@ TYPO = "<!-- @SHOW -->\n# Opening title\n\nOPENING-WORDS\n<!-- @SHWO -->\n```bas
 def _present(terminal, tmp_path, *args: str):  # noqa: F811
     (tmp_path / "talk.md").write_text(TYPO)
     command = shlex.join([sys.executable, "-m", "runner", "present", "--no-init", *FAST, *args, "talk.md"])
-    terminal.start(f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(REPO))} {command}; "
-                   f"echo {DONE}=$?; stty -a; sleep 600")
+    terminal.start(wrapped(f"cd {shlex.quote(str(tmp_path))} && PYTHONPATH={shlex.quote(str(REPO))} {command}"))
     return terminal
 
 
@@ -44,8 +43,8 @@ def test_the_errors_come_on_a_page_before_the_first_screen_and_never_reach_the_r
     assert "SHWO" not in (tmp_path / "talk.cast").read_text()
 
 
-@pytest.mark.parametrize(("key", "code"), [("q", 0), ("C-c", 130)])
-def test_q_or_ctrl_c_on_the_page_stops_before_the_show(terminal, tmp_path, key, code):  # noqa: F811
+@pytest.mark.parametrize(("key", "code"), [("Q", 0), ("C-c", 130)])
+def test_capital_q_or_ctrl_c_on_the_page_stops_before_the_show(terminal, tmp_path, key, code):  # noqa: F811
     term = _present(terminal, tmp_path)
     term.wait_text("did you mean @SHOW?")
     term.keys(key)

@@ -5,12 +5,11 @@ import json
 import re
 import time
 
-import pytest
-import test_present_live as live
-from test_present_live import FAST, Terminal, _end, prompt_line
+import tmux_terminal as live
+from tmux_terminal import FAST, prompt_line
 
-pytestmark = live.pytestmark
-terminal, present = live.terminal, live.present  # the same real-terminal fixtures
+pytestmark = live.TMUX
+terminal, present, notes_pane = live.terminal, live.present, live.notes_pane  # the shared fixtures
 
 
 def test_q_during_a_command_quits_after_it(present):
@@ -88,7 +87,7 @@ def test_the_end_counts_only_the_commands_shown(present):
 
 
 def test_no_drift_for_a_failure_that_is_the_lesson_or_the_presenters_ctrl_c(present):
-    term = present("lessons.md", *FAST)
+    term = present("lessons.md", *FAST, "--marks")
     term.wait_for(lambda s: prompt_line(s, "false"), "the failing command")
     term.keys("Enter")
     term.wait_for(lambda s: prompt_line(s, "sleep 100"), "the watch")
@@ -159,7 +158,7 @@ def test_o_shows_the_last_output_again_in_a_pager(present):
     assert term.finished()[0] == 0
 
 
-def test_timings_of_three_sections_at_the_end(present, tmp_path):
+def test_timings_of_three_sections_at_theend(present, tmp_path):
     written = tmp_path / "talk.json"
     term = present("three_sections.md", *FAST, "--timings", str(written))
     for command in ("sleep 0.2; echo first-done", "sleep 0.8; echo second-done", "echo third-done"):
@@ -176,22 +175,6 @@ def test_timings_of_three_sections_at_the_end(present, tmp_path):
     assert {"First", "Second", "Third"} <= set(by_title)
     assert by_title["Second"]["commands"] >= 0.8 > by_title["First"]["commands"] >= 0.2
     assert all(s["total"] >= s["commands"] for s in data["sections"])
-
-
-@pytest.fixture
-def notes_pane(terminal, tmp_path):
-    """A terminal of its own (a second tmux server) for the presenter's notes, and its tty."""
-    pane = Terminal(f"{terminal.socket}-notes")
-    tty_file = tmp_path / "notes-tty"
-    pane.start(f"tty > {tty_file}; exec sleep 600")
-    try:
-        deadline = time.monotonic() + 5
-        while not tty_file.exists() or not tty_file.read_text().strip():
-            assert time.monotonic() < deadline, "the notes terminal did not start"
-            time.sleep(0.05)
-        yield pane, tty_file.read_text().strip()
-    finally:
-        _end(pane)
 
 
 def test_notes_on_a_second_terminal(present, notes_pane):
@@ -266,7 +249,7 @@ def test_minus_on_the_first_command_says_there_is_nothing_before(present):
     term.keys("-")
     shown = term.wait_text("nothing before this command")
     assert _prompts(shown) == _prompts(before)  # no second prompt line
-    term.keys("-")  # puts the message away only
+    term.keys("x")  # the answer goes with the next key, which acts (x: nothing)
     term.wait_for(lambda s: s == before, "the screen as it was")
     term.keys("Enter")
     term.wait_text("\nfirst-output for mars")
@@ -328,7 +311,7 @@ def test_drift_goes_to_the_notes_and_never_into_a_recording(present, notes_pane,
 
 def test_without_notes_drift_shows_but_is_not_recorded(present, tmp_path):
     cast = tmp_path / "talk.cast"
-    term = present("drift.md", *FAST, "--record", str(cast))
+    term = present("drift.md", *FAST, "--marks", "--record", str(cast))
     for command in ("echo as-written", "echo what-really-happens", "echo last"):
         term.wait_for(lambda s, c=command: prompt_line(s, c), command)
         term.keys("Enter")

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-import test_present_live as live
-from test_present_live import FAST
+import tmux_terminal as live
+from tmux_terminal import FAST
 
 import runner.cli
 import runner.commands

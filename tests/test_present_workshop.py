@@ -8,11 +8,11 @@ import re
 import subprocess
 import sys
 
-import test_present_live as live
-from test_present_live import FAST, FIXTURES, REPO
+import tmux_terminal as live
 from test_present_stage import notes_pane  # noqa: F401  (a fixture)
+from tmux_terminal import FAST, FIXTURES, REPO
 
-pytestmark = live.pytestmark
+pytestmark = live.TMUX
 terminal, present = live.terminal, live.present  # the same real-terminal fixtures
 WORKSHOP = FIXTURES / "workshop" / "README.md"
 
@@ -66,11 +66,13 @@ def test_the_screens_of_a_whole_workshop_follow_its_steps(present, notes_pane, t
         if step["kind"] == "clear":
             cleared, on_screen = cleared + on_screen, []
             continue
-        if step["kind"] not in ("wait", "command"):
+        if step["kind"] not in ("wait", "command", "print"):
             on_screen += _shown(step)
             continue
         if step["kind"] == "command":
             on_screen.append(f"$ {step['text']}")
+        elif step["kind"] == "print":  # shown, then a wait for RETURN, as demosh's @print
+            on_screen += _shown(step)
         # Places are named from the workshop's folder, however the workshop was given.
         pane.wait_text(f"waiting for you at {os.path.relpath(step['file'], WORKSHOP.parent)}:{step['line']}")
         screen = term.wait_for(lambda s, w=list(on_screen): _in_order(s, w), f"the screen at step {number}")
@@ -82,7 +84,7 @@ def test_the_screens_of_a_whole_workshop_follow_its_steps(present, notes_pane, t
         if step["kind"] == "command":  # its output is seen at the next wait, or in the recording
             commands += 1
             on_screen = on_screen[:-1] + _shown(step)
-        else:
+        elif step["kind"] == "wait":
             waits += 1
     assert (waits, commands) == (3, 5)
     assert term.finished()[0] == 0

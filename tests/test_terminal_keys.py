@@ -70,6 +70,19 @@ def test_typeahead_reaches_a_command_only_while_it_reads(typed, reading, sent, q
     assert filter_.quit_after == quit_after and not filter_.signalled
 
 
+@pytest.mark.parametrize("pasted, sent, cut", [
+    (b"yes\r", b"yes\r", False),
+    (b"Ada\rtouch nobody-typed\r", b"Ada\r", True),
+    (b"Ada\r\ntouch x\n", b"Ada\r\n", True),
+    (b"one\n\n", b"one\n", False),  # an empty line more answers nothing bash would run
+    (b"no line end", b"no line end", False),
+])
+def test_a_paste_reaches_a_reading_command_up_to_its_first_line_end(pasted, sent, cut):
+    filter_ = TypeAhead()
+    assert filter_(pasted, lambda: True) == sent
+    assert filter_.cut == cut
+
+
 @pytest.mark.parametrize("typed_ahead, quit_after", [(["Q"], True), (["x", "enter"], False), ([], False)])
 def test_keys_read_with_the_return_that_starts_a_command_count_as_typed_during_it(typed_ahead, quit_after):
     filter_ = TypeAhead()

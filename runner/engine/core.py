@@ -234,14 +234,15 @@ class Engine(Generic[S]):
         """True when every hook an enclosing @ifhook names is set."""
         return all(self.session.getvar(f"DEMO_HOOK_{var}") for var in step.if_hooks)
 
-    def run_hook(self, step: Step) -> None:
-        """Run the command in $DEMO_HOOK_<var>, if set; hooks drive livecast scene switches."""
+    def run_hook(self, step: Step, on_output: Callable[[bytes], None] | None = None) -> None:
+        """Run the command in $DEMO_HOOK_<var>, if set; hooks drive livecast scene switches.
+        `on_output`: where what it prints goes (present shows it, as demosh does)."""
         if not self.policy.run_hooks or not self.session.alive:
             return
         command = self.session.getvar(f"DEMO_HOOK_{step.hook_var}")
         if command:
             outcome = self.session.run(f'eval "$DEMO_HOOK_{step.hook_var}"',
-                                       timeout=self.policy.default_timeout)
+                                       timeout=self.policy.default_timeout, on_output=on_output)
             if outcome.status != 0:
                 self.listener.on_notice(step.loc,
                                         f"hook DEMO_HOOK_{step.hook_var} exited with status {outcome.status}")

@@ -9,6 +9,9 @@ from .bash_reader import BashReader, plainly_complete
 from .items import CommandItem, CommentItem, DirectiveItem, Item, OutputItem
 
 _DIRECTIVE = re.compile(r"\s*#@(\S*)[ \t]*(.*)$", re.S)
+# `$SHELL other.md` as a command: under demosh, $SHELL is demosh itself, so this presents that
+# workshop in place; it nests as `@$SHELL other.md` does (bash would run Markdown as a script).
+_NESTED_SHOW = re.compile(r"\s*(\$SHELL|\$\{SHELL\})[ \t]+([^\s;&|<>'\"$`-][^\s;&|<>'\"$`]*)[ \t]*$")
 
 
 def expected_line(line: str) -> str:
@@ -96,6 +99,9 @@ class _Splitter:
                 self.items.append(parse_directive_line("\n".join(parts), no, self.first + k - 1))
             elif stripped.startswith("#!"):
                 self.flush_comment()
+            elif (nested := _NESTED_SHOW.match(line)) is not None:
+                self.flush_comment()
+                self.items.append(DirectiveItem(nested.group(1), nested.group(2), no, no))
             elif stripped.startswith("#"):
                 body = stripped[1:]
                 self.comment.append((no, body[1:] if body.startswith(" ") else body))

@@ -131,13 +131,17 @@ class TypeAhead:
 
     Keys reach the command only while it reads the terminal (less, vi, `read`); otherwise
     they would wait in the terminal and bash would run them as the next command. So then
-    `Q` means "quit after this command", signals still stop it, and every other key,
+    `Q` means "quit after this command" (`q` does not: it is the key that leaves a pager, often
+    pressed once too often), signals still stop it, and every other key,
     RETURN included, is dropped: a RETURN must never run a command nobody has seen typed.
+    What arrives at once (a paste) reaches it up to its first line's end: the lines after
+    it would wait in the terminal too, for bash to run once the command is done.
     """
 
     def __init__(self) -> None:
         self.quit_after = False
         self.signalled = False  # the presenter stopped or suspended the command themselves
+        self.cut = False  # lines of a paste were dropped after the first one
 
     def start(self, typed_ahead: Sequence[str] = ()) -> None:
         """A new command: forget what the presenter did during the last one, but not a quit.
@@ -146,6 +150,7 @@ class TypeAhead:
         so they mean what they would mean during the command.
         """
         self.signalled = False
+        self.cut = False
         if "Q" in typed_ahead:
             self.quit_after = True
 
@@ -154,7 +159,7 @@ class TypeAhead:
         if any(char in _SIGNAL_KEYS for char in text):
             self.signalled = True
         if reading():
-            return data
+            return self._first_line(data)
         kept = []
         for key in parse_keys(text):
             if key == "Q":
@@ -164,3 +169,15 @@ class TypeAhead:
             elif key in _SIGNAL_KEYS:
                 kept.append(key)
         return "".join(kept).encode()
+
+    def _first_line(self, data: bytes) -> bytes:
+        """`data` up to and including its first line end; what follows is dropped (and said)."""
+        ends = [i for i in (data.find(b"\r"), data.find(b"\n")) if i >= 0]
+        if not ends:
+            return data
+        end = min(ends) + 1
+        if data[end:end + 1] == b"\n" and data[end - 1:end] == b"\r":
+            end += 1
+        if data[end:].strip(b"\r\n"):
+            self.cut = True
+        return data[:end]

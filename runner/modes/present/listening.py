@@ -43,8 +43,11 @@ class LiveListener(Listener):
             return
         if not self.visible:
             self.hidden.add(result.outcome.output)
-        if result.outcome.recovery:
-            self.screen.reset_leftovers()  # a killed full-screen program cannot switch off what it switched on
+        if self.visible:
+            # What a command switched on and left on (a full-screen program that crashed or was
+            # stopped with Ctrl-C: the alternate screen, a hidden cursor, mouse reporting,
+            # application cursor keys) is switched off before the show writes again.
+            self.screen.reset_leftovers()
 
     def on_notice(self, loc: SourceLoc, message: str) -> None:
         self.notify(f"{loc}: {message}")

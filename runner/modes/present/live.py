@@ -11,9 +11,10 @@ that puts away a message of the presenter's does only that.
 from __future__ import annotations
 
 import os
-import re
+import signal
 from collections.abc import Mapping
 from contextlib import suppress
+from dataclasses import dataclass, field
 
 from ...config import Config
 from ...engine.core import Engine
@@ -30,15 +31,25 @@ from ...timings import Timings
 from ..engine_setup import PRESENT, policy_for
 from ..setup import open_session
 from .catchup import DEFAULT_LIMIT, bounded, never_ends, summary
+from .choices import AS_WRITTEN, Choices
 from .desk import Desk
 from .endings import hidden_ending, quiet_exit
 from .listening import LiveListener, drift_mark, live_step
 from .notes import Channel, Outline
-from .opening import show_text
+from .opening import braced, show_text
 
-HELP = "RETURN run  + skip  - again  ! shell  g go to  d diff  o output  Q quit"
-BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+HELP = "RETURN run  + skip  - back  ! shell  g go to  d diff  o output  c canned  Q quit"
 _OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
+
+
+@dataclass
+class _CatchUp:
+    """What one catching up did: commands reached, failed, skipped as endless, cut at the limit."""
+
+    done: int = 0
+    failed: int = 0
+    skipped: list[tuple[SourceLoc, str]] = field(default_factory=list)
+    cut: list[SourceLoc] = field(default_factory=list)
 
 
 class Quit(Exception):
@@ -63,7 +74,8 @@ class Show:
 
     def __init__(self, plan: Plan, engine: Engine, screen: Screen, keys: Keyboard,
                  listener: LiveListener, *, speed: float | None, channel: Channel | None = None,
-                 timings: Timings | None = None, catch_up_limit: float = DEFAULT_LIMIT):
+                 timings: Timings | None = None, catch_up_limit: float = DEFAULT_LIMIT,
+                 choices: Choices = AS_WRITTEN):
         self.plan = plan
         self.steps = plan.steps
         self.engine = engine
@@ -76,6 +88,11 @@ class Show:
         self.desk = Desk(plan, self.session, screen, keys, self.channel)
         self.timings = timings or Timings(plan.file)
         self.catch_up_limit = catch_up_limit
+        self.choices = choices
+        self.channel.marks = choices.marks
+        self.last_shown: StepResult | None = None  # the last command the audience saw run, for `c`
+        self.catching_up = False
+        self.canned_for: StepResult | None = None  # the command whose `##` output `c` showed last
         self.outline = Outline(plan)
         self.offered: set[int] = set()  # commands shown to the audience, run or skipped: what `-` offers
         self.last_drift: StepResult | None = None
@@ -148,6 +165,9 @@ class Show:
         action = self.engine.decide(index, step)
         if action is not Action.SKIP:
             self.timings.at(step)
+            if self.choices.debug:
+                self.channel.note(f"{step.loc}: {step.kind.name.lower()} "
+                                  f"({action.name.lower()}, {step.visibility.name.lower()})")
         shown = step.visibility is Visibility.SHOW
         if action is Action.RUN:
             if shown and step.modifiers.show:
@@ -155,7 +175,7 @@ class Show:
             else:
                 self.execute(index, step, visible=shown)
         elif action is Action.HOOK:
-            self.engine.run_hook(step)
+            self.engine.run_hook(step, on_output=self.screen.write if shown else None)  # shown, as demosh does
             if not shown:
                 self.keys.discard()
         elif action is Action.PACE:
@@ -168,47 +188,62 @@ class Show:
         elif action is not Action.SHOW:
             return
         elif step.kind in (Kind.PROSE, Kind.COMMENT):
-            show_text(self.screen, step)
+            show_text(self.screen, step, self.session.variables() if "${" in step.text and self.session.alive else {})
         elif step.kind is Kind.PRINT:
             self.screen.printed(self.engine.expand(step))
+            self.pause(index + 1, step.loc)  # demosh waits for RETURN after an @print
 
     def catch_up(self, start: int, stop: int) -> None:
         """Run the commands in steps[start:stop] hidden, as setup: what `--from` and `g` skip over.
 
         Each gets the catch-up limit; those that never end by themselves are skipped, or stopped
         at the limit when they come after something else (runner/modes/present/catchup.py).
-        Progress shows as k/N for the presenter; keys pressed meanwhile are forgotten.
+        Progress shows as k/N for the presenter; keys pressed meanwhile are forgotten. One Ctrl-C
+        interrupts the hidden command running; a second one soon after stops the catching up,
+        not the show: one watch over all the commands, not one each.
         """
         todo = sum(1 for step in self.steps[start:stop]
                    if may_run(step) and (not step.if_hooks or self.engine.hooks_active(step)))
         if not todo:
             return
-        done = failed = 0
-        skipped: list[tuple[SourceLoc, str]] = []
-        cut: list[SourceLoc] = []
+        tally = _CatchUp()
+        self.catching_up = True
         try:
-            for index, step, action in self.engine.walk(start, stop):
-                if action is not Action.RUN:
-                    continue
-                done += 1
-                endless = never_ends(step.text)
-                if endless is not None and endless.first:
-                    skipped.append((step.loc, endless.reason))
-                    continue
-                self.channel.progress(f"catching up: {done}/{todo} hidden commands ({step.loc})")
-                result = self.execute(index, bounded(step, self.catch_up_limit, endless),
-                                      visible=False, quietly=True)
-                outcome = result.outcome if result is not None else None
-                if outcome is not None and (outcome.timed_out or (outcome.stopped and endless is not None)):
-                    cut.append(step.loc)
-                elif result is not None and result.verdict.status is Status.FAIL:
-                    failed += 1
-                if not self.session.alive:
-                    return
+            with interrupts(lambda: self.session, self.engine.running, self.channel.post), self.keys.signals():
+                self._catch_up(start, stop, todo, tally)
+        except Aborted as stopped:
+            if stopped.signum != signal.SIGINT:
+                raise
+            self.keys.discard()
+            self.engine.stopped_by = None  # the engine stopped for the catching up alone: the show goes on
+            self.channel.say(f"catching up stopped by Ctrl-C after {tally.done} of {todo} hidden commands: "
+                             "what comes next may miss the state the others make")
         finally:
+            self.catching_up = False
             self.channel.progress(None)
-        for message in summary(todo, failed, skipped, cut, self.catch_up_limit):
+        for message in summary(todo, tally.failed, tally.skipped, tally.cut, self.catch_up_limit):
             self.channel.say(message)
+
+    def _catch_up(self, start: int, stop: int, todo: int, tally: _CatchUp) -> None:
+        """The hidden commands of catch_up, counted in `tally`."""
+        for index, step, action in self.engine.walk(start, stop):
+            if action is not Action.RUN:
+                continue
+            tally.done += 1
+            endless = never_ends(step.text)
+            if endless is not None and endless.first:
+                tally.skipped.append((step.loc, endless.reason))
+                continue
+            self.channel.progress(f"catching up: {tally.done}/{todo} hidden commands ({step.loc})")
+            result = self.execute(index, bounded(step, self.catch_up_limit, endless),
+                                  visible=False, quietly=True)
+            outcome = result.outcome if result is not None else None
+            if outcome is not None and (outcome.timed_out or (outcome.stopped and endless is not None)):
+                tally.cut.append(step.loc)
+            elif result is not None and result.verdict.status is Status.FAIL:
+                tally.failed += 1
+            if not self.session.alive:
+                return
 
     def go_to(self, current: int, target: int) -> int:
         """Forward jumps run what they skip over; backward ones run it again as it comes."""
@@ -224,8 +259,7 @@ class Show:
         """The command as typed: `${VAR}` shows its value, as the old tool did; `$VAR` stays."""
         if "${" not in step.text or not self.session.alive:
             return step.text
-        values = self.session.variables()
-        return BRACED_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), step.text)
+        return braced(step.text, self.session.variables())
 
     def show_command(self, index: int, step: Step) -> None:
         """Offer a command (typed, or at once) and run it on RETURN; `-` may run earlier ones first."""
@@ -275,7 +309,8 @@ class Show:
                 key = self.keys.read(timeout=0)
             self.keys.discard()
             self.screen.write("".join(piece for piece, _ in pieces[typed:]))
-            return None if key in (None, ENTER, SPACE) else key
+            # A q while it types is taken for one meant for a pager that has just closed.
+            return None if key in (None, ENTER, SPACE, "q") else key
         finally:
             if self.screen.color:
                 self.screen.write(RESET)
@@ -330,6 +365,8 @@ class Show:
         try:
             if visible:
                 result = self.engine.execute(index, live_step(step), interactive=True)
+            elif self.catching_up:  # catch_up watches Ctrl-C over all its commands
+                result = self.engine.execute(index, step, interactive=False)
             else:
                 with interrupts(lambda: self.session, self.engine.running, self.channel.post), self.keys.signals():
                     result = self.engine.execute(index, step, interactive=False)
@@ -343,6 +380,8 @@ class Show:
         if result.outcome is not None:
             self.timings.command(result.outcome.duration)
             self.ran += visible
+        if visible:
+            self.last_shown = result
         quiet = len(self.engine.shells_ended) > ended_before and self.ended_quietly(index, step)
         if result.verdict.status is Status.FAIL and not quiet and not (visible and self.typeahead.signalled):
             self.last_drift = result
@@ -352,6 +391,12 @@ class Show:
                 self.channel.drift(drift_mark(result), str(step.loc))
             elif not quietly:
                 self.channel.say(f"{result.verdict.message} (a hidden command; d: details)")
+        if visible and self.choices.canned and result.verdict.status is Status.FAIL and not quiet \
+                and step.modifiers.stop_after is None:  # one the presenter stops on purpose is no failure
+            self.canned(result)
+        if visible and self.typeahead.cut:
+            self.channel.say("(a paste's lines after its first were not typed: "
+                             "bash would have run them as commands)")
         if self.typeahead.quit_after:
             raise Quit(0, "Q")
         return result
@@ -365,13 +410,39 @@ class Show:
                           "(DEMOSH_QUIET_FAILURE); the caller goes on")
         return True
 
+    def canned(self, result: StepResult | None, shown: str | None = None) -> None:
+        """`c` (and --canned on a failure): the last shown command's `##` output as its result, for a
+        show whose cluster is gone; the audience sees output, the notes terminal says it is canned.
+        `shown`: the next command, on the screen already: it is taken back and offered again under
+        that output, so the output stays with the command it belongs to."""
+        step = result.step if result is not None else None
+        if step is None or step.expected is None or not step.expected.lines:
+            self.channel.tell("(no ## output to show for the last command)" if step is not None
+                              else "(no command has run yet)")
+            return
+        if result is self.canned_for:
+            self.channel.tell("(its ## output is on the screen already)")
+            return
+        if shown is not None:
+            self.screen.take_back(shown)
+        self.screen.newline_if_needed()
+        for line in step.expected.lines:
+            self.screen.write(visible(line) + "\n")
+        self.canned_for = result
+        self.channel.note(f"{step.loc}: canned: its ## output from {step.expected.loc} shown as its result")
+        if self.choices.marks:
+            self.screen.aside("(canned: the ## output of the script)", DIM)
+        if shown is not None:
+            self.screen.prompt()
+            self.display(shown, typeout=False)
+
     # Waiting for the presenter.
 
     def pause(self, index: int, where: SourceLoc) -> None:
         """A wait that is not before a command (@wait, @waitafter): RETURN or `+` goes on; `-` offers
         the commands before it, and after one ran the show waits here again."""
         self.channel.at(self.outline.at(index))
-        if not self.keyed and not self.screen.status_shown:  # also says the hidden setup is over
+        if not self.keyed and not self.screen.status_shown and self.choices.blurb:  # also says the hidden setup is over
             self.channel.cue(f"{os.path.basename(self.plan.file)} · RETURN to start · ? for keys")
         while (chosen := self.choose(index, where, None)) is not None:
             self.execute(chosen, self.steps[chosen], visible=True)
@@ -431,6 +502,10 @@ class Show:
             self.channel.tell(HELP)
         elif key == "d":
             self.desk.show_diff(self.last_drift)
+        elif key == "q":  # everywhere it closes what is open over the show; at a wait nothing is
+            self.channel.tell("(q closes a page or the pager; Q ends the show)")
+        elif key == "c":
+            self.canned(self.last_shown, shown)
         elif key == "o":
             self.desk.page_output(bytes(self.listener.shown_output), self.listener.shown_cut)
         elif key == "!":
@@ -447,7 +522,7 @@ class Show:
 def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, keys: Keyboard, channel: Channel,
              clock: Timings, guard_env: Mapping[str, str], size: os.terminal_size, speed: float | None,
              start: int, opened: int, timeout: float | None,
-             catch_up_limit: float | None) -> tuple[int, Redactor]:
+             catch_up_limit: float | None, choices: Choices = AS_WRITTEN) -> tuple[int, Redactor]:
     """The show from step `start` on, in a bash of its own: the exit status, and what the recording must mask.
 
     `opened`: the opening already showed the text of the steps before it (their commands run here).
@@ -459,7 +534,7 @@ def run_show(plan: Plan, args: list[str], config: Config, *, screen: Screen, key
                       unattended=False, extra_env=guard_env) as session:
         engine = Engine(plan, session, listeners=[listener], policy=policy)
         show = Show(plan, engine, screen, keys, listener, speed=speed, channel=channel, timings=clock,
-                    catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT)
+                    catch_up_limit=catch_up_limit or config.catch_up_timeout or DEFAULT_LIMIT, choices=choices)
         try:
             code = show.present(start, opened)
         except Quit as quit_:

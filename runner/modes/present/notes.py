@@ -8,6 +8,7 @@ the time spent in each section.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -86,6 +87,7 @@ class Channel:
     def __init__(self, screen: Screen, file: str = ""):
         self.screen = screen
         self.queued: list[str] = []
+        self.marks = False  # --marks: drift marks on this terminal too
         folder = os.path.dirname(file)
         # The workshop's folder as it was given, where a path starts: the presenter reads
         # `README.md:12`, and a message on one row keeps its place and its words.
@@ -100,8 +102,9 @@ class Channel:
         self.queued.append(text)
 
     def tell(self, text: str) -> None:
-        """A message now: the show is waiting for a key, which erases it."""
-        self.screen.show_status(self.local(text))
+        """An answer to the presenter's own key (help, "nothing before this"), shown now: the next
+        key erases it and also acts, since it was pressed after the answer appeared."""
+        self.screen.show_status(self.local(text), message=False)
 
     def post(self, text: str) -> None:
         """A message from a signal handler: only kept (drawing could meet a draw it interrupted)."""
@@ -115,8 +118,10 @@ class Channel:
         self.screen.show_status(self.local(text), message=False)
 
     def drift(self, mark: str, where: str) -> None:
-        """The mark under a command (at `where`) that did not go as written: dim, never recorded."""
-        self.screen.aside(mark, DIM, YELLOW)
+        """The mark under a command (at `where`) that did not go as written: dim, never recorded;
+        on the audience's terminal only when asked for (--marks): `d` shows it there anyway."""
+        if self.marks:
+            self.screen.aside(mark, DIM, YELLOW)
 
     def progress(self, text: str | None) -> None:
         """How far a long stretch without keys has come (None: it is over)."""
@@ -163,10 +168,26 @@ class Channel:
         """Nothing to let go of."""
 
 
-class NotesChannel(Channel):
-    """Everything for the presenter on a terminal of its own, redrawn in place, ticking each second."""
+GONE = "the notes terminal has closed: the presenter's messages show here now"
 
-    page_waits_for_key = False
+
+def _unless_gone(method):
+    """Once the notes terminal has closed, the audience's channel (Channel) does it instead:
+    nothing the presenter must know is said to a terminal that is no longer there."""
+    here = getattr(Channel, method.__name__)
+
+    @functools.wraps(method)
+    def either(self, *args):
+        return here(self, *args) if self.gone else method(self, *args)
+    return either
+
+
+class NotesChannel(Channel):
+    """Everything for the presenter on a terminal of its own, redrawn in place, ticking each second.
+
+    When that terminal closes (its window shut, its tmux pane killed), the show says so at the
+    next wait and goes on with the messages on its own terminal, as without --notes.
+    """
 
     def __init__(self, screen: Screen, path: str, file: str, timings: Timings):
         # Here, not above: threading and the session package would slow every show's first screen.
@@ -191,66 +212,91 @@ class NotesChannel(Channel):
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._started = time.monotonic()
+        self.gone = False  # the notes terminal closed during the show
         self._ticker = threading.Thread(target=self._tick, name="demorun-notes", daemon=True)
         self._ticker.start()
 
+    @_unless_gone
     def say(self, text: str) -> None:
         with self._lock:
             self.messages.append(text)
         self.draw()
+        if self.gone:  # found closed by this very message: it waits for the next pause here
+            self.queued.append(text)
 
-    tell = say
-    note = say
+    @_unless_gone
+    def tell(self, text: str) -> None:
+        with self._lock:
+            self.messages.append(text)
+        self.draw()
+        if self.gone:  # found closed by this very message: it is shown here instead
+            Channel.tell(self, text)
 
+    @_unless_gone
+    def note(self, text: str) -> None:
+        self.say(text)
+
+    @_unless_gone
     def cue(self, text: str) -> None:
         """The panel says where the show waits: the audience's screen stays the show's alone."""
 
+    @_unless_gone
     def post(self, text: str) -> None:
         self._posted.append(text)  # no lock: the handler may have interrupted a draw holding it
 
+    @_unless_gone
     def drift(self, mark: str, where: str) -> None:
         self.say(f"{where}: {mark}")
 
+    @_unless_gone
     def progress(self, text: str | None) -> None:
         with self._lock:
             self.progress_line = text
         self.draw()
 
+    @_unless_gone
     def next_message(self) -> bool:
         """Messages show as they come: none waits for a key."""
         return False
 
+    @_unless_gone
     def at_wait(self, where: str) -> bool:
         with self._lock:
             self.waiting = where
         self.draw()
         return False
 
+    @_unless_gone
     def waited(self) -> None:
         with self._lock:
             self.waiting = None
         self.draw()
 
+    @_unless_gone
     def page(self, lines: list[str]) -> None:
         with self._lock:
             self.page_lines, self.input = list(lines), None
         self.draw()
 
+    @_unless_gone
     def page_input(self, text: str) -> None:
         with self._lock:
             self.input = text
         self.draw()
 
+    @_unless_gone
     def close_page(self) -> None:
         with self._lock:
             self.input = None
         self.draw()
 
+    @_unless_gone
     def at(self, position: Position) -> None:
         with self._lock:
             self.position = position
         self.draw()
 
+    @_unless_gone
     def finish(self, lines: list[str]) -> None:
         with self._lock:
             self.ending.extend(lines)
@@ -322,8 +368,17 @@ class NotesChannel(Channel):
             body = "\x1b[H" + "".join(_fit(line, cols) + "\x1b[K\r\n" for line in lines) + "\x1b[J"
             try:
                 os.write(self.fd, body.encode("utf-8", "replace"))
-            except (BlockingIOError, OSError):
-                pass  # a stopped or vanished notes terminal must never stall the show
+            except BlockingIOError:
+                pass  # a stopped notes terminal must never stall the show
+            except OSError:  # it has closed: say so, and say the rest on the show's own terminal
+                if not self.gone:
+                    self.gone = True
+                    self.queued.append(GONE)
+
+    @property
+    def page_waits_for_key(self) -> bool:  # type: ignore[override]
+        """A page on the notes terminal needs no key to go; one on the show's own terminal does."""
+        return self.gone
 
 
 def open_notes(path: str) -> int:

@@ -6,7 +6,9 @@ nor the engine, and both start.py and live.py can use it.
 from __future__ import annotations
 
 import os
+import re
 import sys
+from collections.abc import Mapping
 
 from ...model import Kind, Plan, Step, Visibility
 from ...terminal.screen import Screen
@@ -14,6 +16,20 @@ from ...timings import Timings
 
 # Steps the opening may show or pass over: none needs the shell (NOTE is the notes terminal's).
 _TEXT = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR, Kind.NOTE})
+BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def braced(text: str, values: Mapping[str, str]) -> str:
+    """`${VAR}` as its value, as demosh displays commands, commentary and prose; `$VAR`, and a
+    name with no value, stay as written."""
+    if "${" not in text:
+        return text
+    return BRACED_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def _needs_the_shell(step: Step) -> bool:
+    """Text naming a `${VAR}` the environment does not hold: its value may be the setup's."""
+    return any(name not in os.environ for name in BRACED_VARIABLE.findall(step.text))
 
 
 def opening(plan: Plan) -> int:
@@ -31,6 +47,8 @@ def opening(plan: Plan) -> int:
             continue
         if step.kind not in _TEXT or (step.if_hooks and step.visibility is not Visibility.SKIP):
             return index
+        if step.visibility is Visibility.SHOW and step.kind in (Kind.PROSE, Kind.COMMENT) and _needs_the_shell(step):
+            return index
     return len(plan.steps)
 
 
@@ -45,19 +63,21 @@ def show_opening(plan: Plan, screen: Screen, clock: Timings) -> int:
             screen.clear()
         elif step.visibility is Visibility.SHOW:
             clock.at(step)
-            show_text(screen, step)
+            show_text(screen, step, os.environ)
     return end
 
 
-def show_text(screen: Screen, step: Step) -> None:
-    """A prose or commentary step of a SHOW part, as the audience sees it."""
+def show_text(screen: Screen, step: Step, values: Mapping[str, str]) -> None:
+    """A prose or commentary step of a SHOW part, as the audience sees it: `values` are the
+    variables its `${VAR}` show."""
+    text = braced(step.text, values)
     if step.kind is Kind.PROSE:
         screen.width = columns()
         screen.blank_line()
-        screen.prose(step.text)
+        screen.prose(text)
         screen.blank_line()
     else:
-        screen.comment(step.text)
+        screen.comment(text)
 
 
 def terminal_size() -> os.terminal_size:

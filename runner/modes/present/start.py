@@ -22,6 +22,7 @@ from ...terminal.screen import DIM, Screen
 from ...timings import Timings, check_writable
 from ..preamble import nothing_to_run, said_before, start_findings
 from ..setup import load_plan, missing_requirements
+from .choices import AS_WRITTEN, Choices
 from .opening import show_opening, terminal_size
 
 if TYPE_CHECKING:
@@ -39,16 +40,17 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
                 record: str | None, timeout: float | None, no_init: bool,
                 cluster: ClusterOptions | None = None,
                 notes: str | None = None, timings: str | None = None,
-                catch_up_timeout: float | None = None) -> int:
+                catch_up_timeout: float | None = None, choices: Choices = AS_WRITTEN) -> int:
     """Present FILE in this terminal; 0 at the end or on Q, 130 when interrupted.
 
     `cluster`: --requires, --kubeconfig and --isolate (None: none given, so no cluster guard);
     `notes`: a terminal for the presenter's channel; `timings`: None, "" to print them at the end,
-    or a path to write them as JSON too; `catch_up_timeout`: each command's limit while catching up.
+    or a path to write them as JSON too; `catch_up_timeout`: each command's limit while catching up;
+    `choices`: --canned, --marks, --no-blurb and --debug.
     """
     if speed is not None and speed <= 0:
         raise DemorunError(f"--speed {speed:g}: must be a positive number of characters a second")
-    plan, config, start = _ready(file, no_init=no_init, cluster=cluster, start_at=start_at, timings=timings)
+    plan, config, start, twins = _ready(file, no_init=no_init, cluster=cluster, start_at=start_at, timings=timings)
     size = terminal_size()
 
     recorder = None
@@ -60,6 +62,7 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
     clock = Timings(file)
     channel: Channel | None = None  # without --notes, made after the opening, which needs none
     said = said_before(file, start_findings(plan), nothing_to_run(plan), goes_on="the show goes on, as demosh's would")
+    said += twins
     if notes:
         from .notes import NotesChannel
 
@@ -85,7 +88,8 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
             channel = channel or Channel(screen, file)
             code, redact = run_show(plan, args, config, screen=screen, keys=keys, channel=channel, clock=clock,
                                     guard_env=entered.env if entered else {}, size=size, speed=speed,
-                                    start=start, opened=opened, timeout=timeout, catch_up_limit=catch_up_timeout)
+                                    start=start, opened=opened, timeout=timeout, catch_up_limit=catch_up_timeout,
+                                    choices=choices)
     finally:
         _restore_terminal(screen)
         if recorder:
@@ -108,36 +112,39 @@ def run_present(file: str, args: list[str], *, speed: float | None, start_at: st
 
 
 def _ready(file: str, *, no_init: bool, cluster: ClusterOptions | None, start_at: str | None,
-           timings: str | None) -> tuple[Plan, Config, int]:
-    """The plan, its configuration and the step to start from, once nothing stands in the show's way."""
+           timings: str | None) -> tuple[Plan, Config, int, list[str]]:
+    """The plan, its configuration and the step to start from, once nothing stands in the show's way;
+    and what the presenter must know of that start (--from naming several sections of one title)."""
     plan = load_plan(file, no_init=no_init)
     config = load_config(file)
     missing = missing_requirements(plan, cluster.requires if cluster else (), config)
     if missing:
         raise MissingRequirement(f"{file}: not presented: {missing.message()}")
-    start = 0
+    start, twins = 0, []
     if start_at:
-        from .sections import find_section
+        from .sections import find_section, same_title
 
         start = find_section(plan, start_at).index
+        twins = same_title(plan, start, start_at)
     if timings:
         check_writable(timings)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise DemorunError(f"{file}: present needs a terminal; use `demorun run {file}` to replay it unattended")
-    return plan, config, start
+    return plan, config, start, twins
 
 
 def _read_first(screen: Screen, keys: Keyboard, said: list[str]) -> int | None:
     """Lint's errors (or that nothing will run) on a page of the presenter's own, before the
     audience's first screen: never recorded, and gone when a key is pressed. None to start the
-    show; the exit code for q (0) or Ctrl-C (130), which stop here."""
+    show; the exit code for Q (0) or Ctrl-C (130), which stop here (q closes the page, as
+    it closes every page, and the show starts)."""
     screen.open_page([*(visible(line) for line in said), "",
-                      screen.style("RETURN (any key): start the show · q: stop here", DIM)])
+                      screen.style("RETURN (any key): start the show · Q: stop here", DIM)])
     try:
         key = keys.read()
     finally:
         screen.close_page()
-    return 0 if key in ("q", "Q") else 130 if key == CTRL_C else None
+    return 0 if key == "Q" else 130 if key == CTRL_C else None
 
 
 @contextmanager
