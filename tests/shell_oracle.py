@@ -115,10 +115,10 @@ class TerminalBash:
     """`bash --norc --noprofile -i` in a tmux window of its own: keys typed, as a person would."""
 
     def __init__(self, work: Path):
-        self.socket = f"oracle-{uuid.uuid4().hex[:8]}"
         self.work = work
         tmux = shutil.which("tmux") or "tmux"
-        self._tmux = [tmux, "-L", self.socket, "-f", "/dev/null"]
+        # The server's socket in the test's own folder: nothing is left behind in /tmp.
+        self._tmux = [tmux, "-S", str(work / f"tmux-{uuid.uuid4().hex[:8]}"), "-f", "/dev/null"]
         bash = shutil.which("bash") or "/bin/bash"
         subprocess.run(self._tmux + ["new-session", "-d", "-x", "80", "-y", "24", "env", "-i",
                                      *[f"{k}={v}" for k, v in _environment(work).items()],

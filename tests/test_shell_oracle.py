@@ -32,6 +32,11 @@ STEPS = [
     ("set -u",), ("set +u",), ("declare -i n=3",), ("sleep 30 &",), ("set -x",), ("set +x",),
     ('mkdir -p sub && cd "$_"',), ("cd ..",), ("unset -f f",), ("g() { return 0; }", "g x y"),
     ("printf '%s\\n' \"$_\"",), ("set -a",), ("set +a",), ("true | true | true | true",),
+    ("set -o pipefail",), ("set +o pipefail",), ("kill $(jobs -p) 2>/dev/null; wait; true",), ("trap 'echo bye' EXIT",),
+    ("pushd /tmp >/dev/null",), ("popd >/dev/null 2>&1 || :",), ("cd - >/dev/null 2>&1 || :",), ("shopt -s checkjobs",),
+    ("declare -A assoc=([k]=v)",), ("PS1='my> '",), ("PROMPT_COMMAND='echo pc'",), ("unset PROMPT_COMMAND",),
+    ("set -o noclobber",), ("set +o noclobber",), ("IFS=:",), ("IFS=$' \\t\\n'",), ("exec 3>/dev/null",),
+    ("f() { false | true; }", "f"), ("echo \"$_\" | cat",),
 ]
 FIXED = [
     ["f() { echo in; }", "f", 'echo "[$_]"', "sleep 30 &", "true | false | true", 'echo "${PIPESTATUS[@]}"'],

@@ -88,8 +88,10 @@ class Markers:
         return self._prompt("C")
 
     def printf_done(self) -> str:
-        """A printf command that prints the DONE marker with the status in $1 and PIPESTATUS in $2."""
-        return f"\\builtin printf '\\x1e\\x1f%sD%s|%s\\x1e' {self.salt} \"$1\" \"$2\""
+        """A printf command that prints the DONE marker with the status in $1 and PIPESTATUS in
+        $2 up to the last argument, joined by spaces whatever the workshop's IFS."""
+        return (f"\\builtin local IFS=' '; \\builtin printf '\\x1e\\x1f%sD%s|%s\\x1e' {self.salt} "
+                '"$1" "${*:2:$#-2}"')
 
     def printf_left(self) -> str:
         """A printf command that prints the LEFT marker without spelling it out in its source."""
@@ -183,7 +185,7 @@ def init_line(markers: Markers, feed: bool, argv0: str, args: Sequence[str], pri
 # The guard's call: its stderr (where `set -x` traces it) to /dev/null, the marker to fd 3, the
 # stderr of before. $? and $_ pass through it.
 # PIPESTATUS goes into the marker (`D0|0 1 0`): the next command's frame puts it back (restore_pipestatus).
-_GUARD = '{ __dr_g "$?" "${PIPESTATUS[*]}" "$_"; } 3>&2 2>/dev/null'
+_GUARD = '{ __dr_g "$?" "${PIPESTATUS[@]}" "$_"; } 3>&2 2>/dev/null'
 
 
 def done_status(payload: bytes) -> tuple[int | None, tuple[str, ...]]:
