@@ -50,6 +50,7 @@ FALSE_ACCEPTS = {  # labelled fail, the verifier passes them
     "linkerd_stat_to_svc_breaker": "success rate in a `linkerd viz stat` table read as a measurement",
     "describe_pod_image_digest_changed": "an image digest (`Image ID: ...@sha256:`) in `kubectl describe pod` forgiven",
     "describe_pod_docker_image_id_changed": "an image digest (`Image ID: docker://sha256:`) in `kubectl describe pod` forgiven",
+    "kthw_pod_cidr_routes_renumbered": "node addresses in a two-column IP/CIDR table read as assigned",
 }
 FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them
     "envoy_stats_counters_grew": "counters in envoy's `name: value` stats grew",
@@ -62,6 +63,11 @@ FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them
     "kubectl_diff_temp_folders": "the random LIVE-/MERGED- folders and file times of `kubectl diff`",
     "kubectl_diff_generation_change": "metadata.generation inside a `kubectl diff` hunk",
     "printenv_service_vars_other_order": "service variables from `printenv` in another order",
+    "kthw_componentstatuses_json_spacing": "the same JSON in a table cell with and without spaces",
+    "kthw_componentstatuses_kubectl_chapter": "the same JSON in a table cell with and without spaces",
+    "kthw_ssh_logout_masked_ip": "an address masked with X of another length",
+    "fortio_load_google_two_runs": "fortio's histogram has another number of bucket lines; banner wording",
+    "fortio_load_google_release_banner": "fortio's histogram bucket lines and log source lines",
     "certmanager_describe_certificate_order_name": "a generated name (hash suffix) inside a quoted event message",
     "certmanager_describe_issuer_other_cluster": "a server-assigned account number at the end of a status URI",
     "linkerd_traefik_annotation_quotes": "the same YAML string in single and in double quotes",
