@@ -51,6 +51,7 @@ FALSE_ACCEPTS = {  # labelled fail, the verifier passes them
     "describe_pod_image_digest_changed": "an image digest (`Image ID: ...@sha256:`) in `kubectl describe pod` forgiven",
     "describe_pod_docker_image_id_changed": "an image digest (`Image ID: docker://sha256:`) in `kubectl describe pod` forgiven",
     "kthw_pod_cidr_routes_renumbered": "node addresses in a two-column IP/CIDR table read as assigned",
+    "secret_yaml_data_changed": "a Secret's base64 `data` value forgiven",
 }
 FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them
     "envoy_stats_counters_grew": "counters in envoy's `name: value` stats grew",
@@ -68,6 +69,9 @@ FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them
     "kthw_ssh_logout_masked_ip": "an address masked with X of another length",
     "fortio_load_google_two_runs": "fortio's histogram has another number of bucket lines; banner wording",
     "fortio_load_google_release_banner": "fortio's histogram bucket lines and log source lines",
+    "klog_kubelet_lines_later": "the pid in a journal `kubelet[937]:` prefix and the klog thread id",
+    "ps_aux_container_restarted": "`ps aux` columns split wrongly when a VSZ overflows its width; PIDs and START vary",
+    "git_log_graph_replayed": "abbreviated hashes in a `Merge: 7cd82db 85b2a0f` line of `git log --graph`",
     "certmanager_describe_certificate_order_name": "a generated name (hash suffix) inside a quoted event message",
     "certmanager_describe_issuer_other_cluster": "a server-assigned account number at the end of a status URI",
     "linkerd_traefik_annotation_quotes": "the same YAML string in single and in double quotes",
