@@ -404,8 +404,6 @@ def test_a_secret_typed_in_the_shell_stays_out_of_the_recording_when_its_line_wr
         assert piece not in played, played
 
 
-@pytest.mark.xfail(strict=True, reason="the session takes `read -t` (blocked in pselect6, not read) for a "
-                                       "command that does not read keys: runner/session/processes.py")
 def test_an_answer_typed_at_a_read_with_a_timeout_reaches_it(present, tmp_path):
     text = '<!-- @SHOW -->\n\n```bash\nread -t 3 -p "sure? " answer; echo "answer=$answer"\n```\n'
     term = present(_workshop(tmp_path, text), *FAST)

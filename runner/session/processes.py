@@ -266,6 +266,9 @@ def terminal_readers(pgid: int, terminals: tuple[str, ...], exclude: int) -> lis
 
 # The read(2) family by architecture: a process blocked in one on the terminal is waiting for keys.
 _READ_CALLS = {"x86_64": {0, 17, 19}, "aarch64": {63, 65, 67}}.get(platform.machine(), set())
+# select(2) and pselect6(2), whose first argument is one more than the highest descriptor watched:
+# bash's `read -t` waits in pselect6 on its input alone (nfds 1), so that descriptor is the one asked.
+_SELECT_CALLS = {"x86_64": {23, 270}, "aarch64": {72}}.get(platform.machine(), set())
 
 
 def blocked_reading(pgid: int, terminals: tuple[str, ...]) -> bool:
@@ -275,9 +278,14 @@ def blocked_reading(pgid: int, terminals: tuple[str, ...]) -> bool:
             for task in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{task}/syscall") as f:
                     fields = f.read().split()
-                if len(fields) < 2 or not fields[0].isdigit() or int(fields[0]) not in _READ_CALLS:
+                if len(fields) < 2 or not fields[0].isdigit():
                     continue
-                if os.readlink(f"/proc/{pid}/fd/{int(fields[1], 16)}") in terminals:
+                call, first = int(fields[0]), int(fields[1], 16)
+                if call in _SELECT_CALLS:
+                    first -= 1  # the highest descriptor watched
+                elif call not in _READ_CALLS:
+                    continue
+                if first >= 0 and os.readlink(f"/proc/{pid}/fd/{first}") in terminals:
                     return True
         except (OSError, ValueError):
             continue
