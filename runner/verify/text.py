@@ -14,6 +14,7 @@ from .forgiven import Forgiveness
 from .kinds import describe
 from .values import Mismatch
 from .volatile import Canon
+from .structure import declared_lines
 from .wildcards import ANY_LINES, ELLIPSIS, WILDCARD, Glob, Matcher, match_lines
 
 _PADDING = re.compile(r"(?<=\S) {2,}(?=\S)")
@@ -25,6 +26,11 @@ _MAPPED = 1_000_000  # patterned lines times output lines past which a failure's
 def keys(lines: Sequence[str], canon: Canon, *, padding: bool = True) -> list[str]:
     """Canonical lines; runs of spaces between words count as one gap, indentation stays."""
     out = canon.all(lines)
+    declared = declared_lines(lines)
+    if declared:
+        strict = canon.declared()
+        for i in declared:
+            out[i] = strict.one(lines[i])
     return [_PADDING.sub("  ", k) for k in out] if padding else out
 
 
