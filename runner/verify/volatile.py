@@ -305,7 +305,7 @@ class Canon:
             return text
         if role is Role.SETTING:
             return _apply(self._setting_steps, text)
-        if role is Role.IDENTIFIER and _OPAQUE.fullmatch(text) and _DIGEST not in text:
+        if role is Role.IDENTIFIER and _OPAQUE.fullmatch(text) and not _DIGEST.search(text):
             return IDENTIFIER_MARK
         done = self._plain(text)
         return shape(done) if role is Role.MEASURED else done
@@ -364,7 +364,8 @@ class Canon:
         return _apply(self._steps, item)
 
 
-_DIGEST = "@sha256:"  # an image's digest is never an id a run handed out: it names what runs
+# An image's digest is never an id a run handed out: it names what runs (`nginx@sha256:`, `docker://sha256:`).
+_DIGEST = re.compile(r"[@/]sha256:")
 # One value a run handed out: no spaces, and a digit or the length of something random (`3:0`, a token).
 _OPAQUE = re.compile(r"(?=\S*\d|\S{12})\S+")
 _PAIR = re.compile(r"(?P<a>[^\s/,]+)(?P<sep> ?/ ?)(?P<b>[^\s/,]+)")
