@@ -5,8 +5,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from .values import Mismatch
 from .structure import section
+from .values import Mismatch
 from .volatile import Canon
 
 MAX_DETAILS = 50

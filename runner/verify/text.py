@@ -12,9 +12,9 @@ from .diff import Matcher as LineMatcher
 from .diff import changed_pairs, unified
 from .forgiven import Forgiveness
 from .kinds import describe
+from .structure import declared_lines
 from .values import Mismatch
 from .volatile import Canon
-from .structure import declared_lines
 from .wildcards import ANY_LINES, ELLIPSIS, WILDCARD, Glob, Matcher, match_lines
 
 _PADDING = re.compile(r"(?<=\S) {2,}(?=\S)")
