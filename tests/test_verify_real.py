@@ -48,10 +48,7 @@ FALSE_ACCEPTS = {  # labelled fail, the verifier passes them
     "linkerd_stat_circuit_breaker_opened": "success rate in a `linkerd viz stat` table read as a measurement",
     "linkerd_stat_inbound_success_fell": "success rate in a `linkerd viz stat-inbound` table read as a measurement",
     "linkerd_stat_to_svc_breaker": "success rate in a `linkerd viz stat` table read as a measurement",
-    "describe_pod_image_digest_changed": "an image digest (`Image ID: ...@sha256:`) in `kubectl describe pod` forgiven",
-    "describe_pod_docker_image_id_changed": "an image digest (`Image ID: docker://sha256:`) forgiven",
     "kthw_pod_cidr_routes_renumbered": "node addresses in a two-column IP/CIDR table read as assigned",
-    "secret_yaml_data_changed": "a Secret's base64 `data` value forgiven",
     "dig_answer_other_address": "the address in a dig ANSWER record read as assigned",
 }
 FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them

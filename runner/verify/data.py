@@ -5,6 +5,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from .structure import section
 from .values import Mismatch
 from .volatile import Canon
 
@@ -49,25 +50,30 @@ def _compare_docs(expected: list, actual: list, canon: Canon, exp_canon: Canon, 
     if len(expected) != len(actual):
         found.append(f"expected {len(expected)} JSON documents, got {len(actual)}")
     for n, (e, a) in enumerate(zip(expected, actual)):
-        _walk(e, a, f"[{n}]" if len(expected) > 1 else "", None, canon, exp_canon, found)
+        _walk(e, a, f"[{n}]" if len(expected) > 1 else "", None, canon, exp_canon, found, False)
 
 
-def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, found: list[str]) -> None:
+def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, found: list[str],
+          declared: bool) -> None:
+    """`declared`: whether the value sits where someone declared it (structure.py), read without forgiving."""
     here = _short(path) or "."
     if isinstance(e, dict) and isinstance(a, dict):
         for k in e:
             if k not in a:
                 found.append(f"{_short(path + _step(k))}: missing")
             else:
-                _walk(e[k], a[k], path + _step(k), k, canon, exp_canon, found)
+                _walk(e[k], a[k], path + _step(k), k, canon, exp_canon, found,
+                      section(k, declared, _ROOT.fullmatch(path) is not None))
         found.extend(f"{_short(path + _step(k))}: unexpected" for k in a if k not in e)
     elif isinstance(e, list) and isinstance(a, list):
         if len(e) != len(a):
             found.append(f"{here}: expected {len(e)} items, got {len(a)}")
         for i, (x, y) in enumerate(zip(e, a)):
-            _walk(x, y, f"{path}[{i}]", None, canon, exp_canon, found)
+            _walk(x, y, f"{path}[{i}]", None, canon, exp_canon, found, declared)
     elif isinstance(e, str) and isinstance(a, str) or _number(e) and _number(a) and key is not None:
         # A number is read with its key too: `"restartCount": 3` is a measurement, `"replicas": 3` a setting.
+        if declared:
+            exp_canon, canon = exp_canon.declared(), canon.declared()
         if _canonical(e, key, exp_canon) != _canonical(a, key, canon):
             found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, "
                          f"got {json.dumps(a, ensure_ascii=False)}")
@@ -75,6 +81,7 @@ def _walk(e, a, path: str, key: str | None, canon: Canon, exp_canon: Canon, foun
         found.append(f"{here}: expected {json.dumps(e, ensure_ascii=False)}, got {json.dumps(a, ensure_ascii=False)}")
 
 
+_ROOT = re.compile(r"(?:\[\d+\])?")  # the path of a document itself, alone or among several
 _PLAIN_KEY = re.compile(r"[A-Za-z_][\w-]*")
 
 

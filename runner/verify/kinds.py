@@ -151,8 +151,12 @@ KINDS: tuple[ValueKind, ...] = (
                            # k3s names its load balancers `svclb-<service>-<8 hex>` (DaemonSet, app label).
                            r"|(?P<keep3>(?<![\w-])svclb-[a-z0-9-]+?-)(?=[a-f]*\d)[0-9a-f]{8}(?![\w-])",
               may_hold=lambda s: "-hash" in s or "resourceVersion" in s or "svclb-" in s),
-    ValueKind("hex-id", "hex", r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}(?![0-9A-Za-z])"
-                r"|(?<![0-9A-Za-z])(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{12,}(?![0-9A-Za-z])",
+    # Never an image's digest (`nginx@sha256:...`, `docker://sha256:...`): another digest is another image,
+    # whatever its tag.
+    ValueKind("hex-id", "hex", r"(?<![0-9A-Za-z])(?<!@sha256:)(?<!/sha256:)"
+                r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{12,}(?![0-9A-Za-z])"
+                r"|(?<![0-9A-Za-z])(?<!@sha256:)(?<!/sha256:)"
+                r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{12,}(?![0-9A-Za-z])",
          may_hold=lambda s: len(s) >= 12),
     # web-68cc8bc689-j4ph2: Deployment pod. The stable prefix stays; StatefulSet ordinals (web-0) are not volatile.
     # Real hashes use only HASH; older clusters and stand-ins use more, and the suffix after it is signal enough.

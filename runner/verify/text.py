@@ -12,6 +12,7 @@ from .diff import Matcher as LineMatcher
 from .diff import changed_pairs, unified
 from .forgiven import Forgiveness
 from .kinds import describe
+from .structure import declared_lines
 from .values import Mismatch
 from .volatile import Canon
 from .wildcards import ANY_LINES, ELLIPSIS, WILDCARD, Glob, Matcher, match_lines
@@ -25,6 +26,11 @@ _MAPPED = 1_000_000  # patterned lines times output lines past which a failure's
 def keys(lines: Sequence[str], canon: Canon, *, padding: bool = True) -> list[str]:
     """Canonical lines; runs of spaces between words count as one gap, indentation stays."""
     out = canon.all(lines)
+    declared = declared_lines(lines)
+    if declared:
+        strict = canon.declared()
+        for i in declared:
+            out[i] = strict.one(lines[i])
     return [_PADDING.sub("  ", k) for k in out] if padding else out
 
 

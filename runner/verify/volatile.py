@@ -9,6 +9,7 @@ points in time), a measurement keeps only its shape.
 """
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -96,6 +97,8 @@ _CACHE_LIMIT = 20_000  # distinct cells remembered per canonicaliser (then forgo
 _Step = tuple[re.Pattern[str], "str | Callable[[re.Match[str]], str]", "Callable[[str], bool] | None", bool, str]
 # Points in time stay forgiven in a setting's value (`expires: <date>`): when is never what someone set.
 _TIMES = frozenset({"timestamp", "date", "time"})
+# Kinds that stand for nothing a server fills in: in a declared value they would hide a changed setting.
+_NOT_DECLARED = frozenset({"duration", "token", "hex-id", "serial", "epoch"})
 Span = tuple[int, int, str]  # start, end and rule of a forgiven value in the text it was found in
 
 
@@ -127,6 +130,20 @@ class Canon:
             self._steps.append((RESTARTS, RESTARTS_MARK, lambda s: "(" in s, False, "restarts"))
         self._setting_steps = [s for s in self._steps if s[3] or s[4] in _TIMES]
         self._fast = builtin and not masks and not pins.literal
+        self._declared: Canon | None = None
+
+    def declared(self) -> Canon:
+        """This canonicaliser for values someone declared (structure.py): what only a setting would hide
+        (durations, tokens, hashes, serials, epochs) compares as written; generated names, addresses,
+        ports and points in time, which a server fills in even there, stay forgiven."""
+        if self._declared is None:
+            strict = copy.copy(self)
+            strict._steps = [s for s in self._steps if s[4] not in _NOT_DECLARED]
+            strict._setting_steps = [s for s in self._setting_steps if s[4] not in _NOT_DECLARED]
+            strict._cache, strict._shapes, strict._keys, strict._fast = {}, {}, False, False
+            strict._declared = strict
+            self._declared = strict
+        return self._declared
 
     def one(self, item: str) -> str:
         """The canonical form of one string without newlines, remembered for the cells that repeat."""
@@ -288,7 +305,7 @@ class Canon:
             return text
         if role is Role.SETTING:
             return _apply(self._setting_steps, text)
-        if role is Role.IDENTIFIER and _OPAQUE.fullmatch(text):
+        if role is Role.IDENTIFIER and _OPAQUE.fullmatch(text) and not _DIGEST.search(text):
             return IDENTIFIER_MARK
         done = self._plain(text)
         return shape(done) if role is Role.MEASURED else done
@@ -347,6 +364,8 @@ class Canon:
         return _apply(self._steps, item)
 
 
+# An image's digest is never an id a run handed out: it names what runs (`nginx@sha256:`, `docker://sha256:`).
+_DIGEST = re.compile(r"[@/]sha256:")
 # One value a run handed out: no spaces, and a digit or the length of something random (`3:0`, a token).
 _OPAQUE = re.compile(r"(?=\S*\d|\S{12})\S+")
 _PAIR = re.compile(r"(?P<a>[^\s/,]+)(?P<sep> ?/ ?)(?P<b>[^\s/,]+)")
