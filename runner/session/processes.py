@@ -116,24 +116,24 @@ def _signal(pid: int, sig: int) -> bool:
     return True
 
 
-def gone(pid: int) -> bool:
-    """Exited: no such process, or a zombie waiting for its parent."""
+def _state(pid: int) -> bytes | None:
+    """The one-letter state of /proc/PID/stat (R, S, T, Z...), or None when there is no such process."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
-        return data[data.rindex(b")") + 2:][:1] in (b"Z", b"X")
+        return data[data.rindex(b")") + 2:][:1]
     except (OSError, ValueError):
-        return True
+        return None
+
+
+def gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie waiting for its parent."""
+    return _state(pid) in (None, b"Z", b"X")
 
 
 def stopped(pid: int) -> bool:
     """pid is stopped by a signal (SIGSTOP, SIGTSTP), not gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            data = f.read()
-        return data[data.rindex(b")") + 2:][:1] in (b"T", b"t")
-    except (OSError, ValueError):
-        return False
+    return _state(pid) in (b"T", b"t")
 
 
 def wait_stopped(pid: int, timeout: float) -> bool:
