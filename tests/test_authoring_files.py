@@ -148,3 +148,20 @@ def test_a_fence_may_not_overwrite_the_workshop_itself(demorun, workshop):
     assert "writing it would replace the workshop" in result.output and result.exit_code == 1
     assert demorun("check", path).exit_code == 2
     assert Path(path).read_text() == before
+
+
+def test_a_new_file_gets_0666_less_the_umask_and_a_rewrite_keeps_its_mode(demorun, workshop):
+    path = workshop(WORKSHOP)
+    folder = Path(path).parent
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "hello.sh").write_text("old\n")
+    os.chmod(folder / "scripts" / "hello.sh", 0o750)
+    old = os.umask(0o027)
+    try:
+        assert demorun("run", path).exit_code == 0
+    finally:
+        os.umask(old)
+    assert (folder / "manifests" / "web.yaml").stat().st_mode & 0o777 == 0o640  # as `cat >` leaves it
+    assert (folder / "scripts" / "hello.sh").stat().st_mode & 0o777 == 0o750  # the existing file's mode
+    assert (folder / "scripts" / "hello.sh").read_text() == 'echo "hello from a file"\n'
+    assert not [p for p in folder.rglob(".demorun-*")]  # no temporary file left

@@ -36,6 +36,7 @@ def write_file(step: Step) -> str | None:
             return f"{step.loc}: file={step.target}: is a folder"
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".demorun-")
         try:
+            os.fchmod(handle, _mode_for(path))
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.write(step.text)
             os.replace(temporary, path)
@@ -45,6 +46,17 @@ def write_file(step: Step) -> str | None:
     except OSError as exc:
         return f"{step.loc}: cannot write file={step.target}: {exc.strerror or exc}"
     return None
+
+
+def _mode_for(path: str) -> int:
+    """The mode `cat > path` would leave: an existing file's own, else 0666 less the umask
+    (mkstemp's 0600 would hide a manifest from the container or user meant to read it)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 class WaitFor:
