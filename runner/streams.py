@@ -24,7 +24,6 @@ import sys
 
 from .printable import guarded, visible
 
-
 # A reader that left: a pipe's (EPIPE), or a terminal that hung up (EIO, ENXIO once the pty
 # master is closed). Raised at exit, Python's own last flush would make any exit code 120.
 _GONE = frozenset({errno.EPIPE, errno.EIO, errno.ENXIO})
