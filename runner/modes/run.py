@@ -228,7 +228,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             clock.write(timings)
     if drift.drifted:
         screen.notice(drift_line(drift.drifted))
-    narrowing = left_out_line(narrowed) if narrowed else None
+    narrowing = left_out_line(narrowed, engine.results) if narrowed else None
     if narrowing:
         screen.notice(narrowing)
     return _ending(engine, screen, time.monotonic() - started)
