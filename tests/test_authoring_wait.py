@@ -135,7 +135,19 @@ def test_check_gives_a_never_ending_command_a_short_limit_of_its_own(demorun, wo
     result = demorun("check", "--timeout", "2s", path)  # the short limit is never longer than the run's
     assert result.exit_code == 1
     assert time.monotonic() - started < 15
-    assert "`tail -f` never ends by itself, so it was given 2s, not the default limit" in result.output
+    assert "`tail -f` never ends by itself, so it ran to the 2s limit" in result.output  # the user's own
+    assert "not the default limit" not in result.output
+
+
+def test_the_short_limit_of_its_own_is_said_as_such(demorun, workshop, monkeypatch):
+    monkeypatch.setattr("runner.modes.check.ENDLESS_LIMIT", 1.0)
+    result = demorun("check", workshop("""
+        ```bash
+        tail -f /dev/null
+        ```
+        """))
+    assert result.exit_code == 1
+    assert "`tail -f` never ends by itself, so it was given 1s, not the default limit" in result.output
 
 
 def test_a_program_that_waits_for_keys_is_told_to_pipe_to_cat(demorun, workshop):

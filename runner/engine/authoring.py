@@ -137,7 +137,8 @@ class EndlessGuard:
         self.limit = limit
         self.fail = fail
 
-    def judge(self, step: Step) -> EndlessLimit | None:
+    def judge(self, step: Step, run_limit: float | None = None) -> EndlessLimit | None:
+        """The limit of a never-ending command; `run_limit`, the one it has without this guard."""
         if self.limit is None and not self.fail:
             return None
         m = step.modifiers
@@ -150,6 +151,9 @@ class EndlessGuard:
             return EndlessLimit(0.0, f"`{endless.reason}` never ends by itself, and --strict does not wait "
                                 f"for it: {fix_for(endless.reason)}", True)
         limit = self.limit or 0.0
+        if run_limit is not None and run_limit <= limit:  # the user's own limit is the shorter: say that one
+            return EndlessLimit(run_limit, f"`{endless.reason}` never ends by itself, so it ran to the "
+                                f"{run_limit:g}s limit: {fix_for(endless.reason)}", False)
         return EndlessLimit(limit, f"`{endless.reason}` never ends by itself, so it was given {limit:g}s, "
                             f"not the default limit: {fix_for(endless.reason)}", False)
 
