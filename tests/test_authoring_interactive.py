@@ -125,3 +125,13 @@ def test_closing_the_terminal_at_interactive_s_question_exits_129(workshop):
     child = _spawn("check", "--interactive", workshop(DRIFTED))
     child.expect_exact("accept, skip or quit? [a/s/q]")
     assert _hang_up(child) == 129
+
+
+def test_demorun_stop_in_run_s_summary_says_how_many_never_ran(workshop):
+    child = _spawn("run", "--pause-on-failure", workshop(FAILING))
+    child.expect("`exit` goes on")
+    child.sendline("demorun_stop")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "1 of 4 commands failed" in child.before and "; 1 not run" in child.before
+    assert child.exitstatus == 1
