@@ -253,3 +253,45 @@ def test_setup_count_says_how_many_ran_when_one_failed(demorun, workshop):
         """))
     assert result.exit_code == 1
     assert "1 of the 2 commands before 'Target' ran hidden as setup" in result.output
+
+
+def test_a_section_s_requires_covers_its_subsections_and_commands_above_it(demorun, workshop):
+    result = demorun("check", workshop("""
+        # Tools
+
+        <!-- @SHOW -->
+
+        ## Only with a tool
+
+        ```bash
+        echo before-the-requires
+        ## this would fail
+        ```
+
+        <!-- @requires no-such-tool-for-demorun -->
+
+        ### A step of it
+
+        ```bash
+        no-such-tool-for-demorun --version
+        ```
+
+        ## Everywhere
+
+        ```bash
+        echo everywhere
+        ## everywhere
+        ```
+
+        ### A step of everywhere
+
+        <!-- @requires no-such-tool-for-demorun-either -->
+
+        ```bash
+        no-such-tool-for-demorun-either
+        ```
+        """))
+    assert result.exit_code == 0, result.output
+    assert "1 passed, 0 failed, 3 skipped" in result.output  # the ### steps skipped with their section
+    assert "section 'Only with a tool' skipped: missing tool no-such-tool-for-demorun " in result.output
+    assert "this would fail" not in result.output  # the command above its @requires is skipped too

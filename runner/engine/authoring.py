@@ -172,11 +172,11 @@ class SectionNeeds:
 
             short = shortfall(Plan(step.loc.file, (), requires=key))
             title = step.section or "(untitled)"
-            self.known[key] = None if short is None else \
-                f"{step.loc}: section {title!r} skipped: {short.summary()}"
+            self.known[key] = None if short is None else short.summary()
             if short is not None:
                 self.listener.on_notice(key[0].loc, f"section {title!r} is skipped: {short.message()}")
-        return self.known[key]
+        said = self.known[key]
+        return None if said is None else f"{step.loc}: section {step.section or '(untitled)'!r} skipped: {said}"
 
 
 STOP_WORD = "demorun_stop"  # typed in the shell at a failure: stop the run there (`exit` goes on)

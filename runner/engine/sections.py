@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from ..errors import DemorunError
 from ..model import Kind, Plan, SourceLoc, Step, Visibility
 from ..parse.endless import never_ends
+from ..parse.section_requires import heading_level
 from ..results import Status, StepResult
 
 SETUP_ENDLESS_LIMIT = 30.0  # seconds hidden setup lets a command run that ends in a never-ending one
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 
 
 @dataclass(frozen=True)
@@ -31,14 +31,6 @@ class Section:
     level: int = 1  # 1 for `#` and `===`, 2 for `##` and `---`...
 
 
-def _level(step: Step) -> int:
-    first, _, rest = step.text.partition("\n")
-    m = _ATX.match(first)
-    if m:
-        return len(m.group(1))
-    return 1 if rest.lstrip().startswith("=") else 2
-
-
 def sections(plan: Plan) -> list[Section]:
     """Every heading in order: where the section of a step changes is where its heading is."""
     found: list[Section] = []
@@ -46,7 +38,7 @@ def sections(plan: Plan) -> list[Section]:
     for index, step in enumerate(plan.steps):
         if step.section is not None and step.section != previous and step.visibility is not Visibility.SKIP:
             found.append(Section(index, step.section, step.visibility is Visibility.SHOW,
-                                 _level(step) if step.kind is Kind.PROSE else 1))
+                                 heading_level(step.text) if step.kind is Kind.PROSE else 1))
         previous = step.section
     return found
 
