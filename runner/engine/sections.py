@@ -139,7 +139,8 @@ def left_out_line(narrowed: Narrowed, results: tuple[StepResult, ...] | list[Ste
     parts = []
     if narrowed.start:
         ran = narrowed.setup if results is None else sum(
-            1 for r in results if r.index < narrowed.first and r.verdict.status is not Status.SKIP)
+            1 for r in results if r.index < narrowed.first and r.step.kind is Kind.COMMAND
+            and r.verdict.status is not Status.SKIP)
         said = _plural(ran) if ran == narrowed.setup else f"{ran} of the {_plural(narrowed.setup)}"
         parts.append(f"{said} before {narrowed.start!r} ran hidden as setup (output not compared)")
     if narrowed.endless:
