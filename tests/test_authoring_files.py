@@ -216,3 +216,13 @@ def test_a_near_miss_of_file_is_a_warning_and_writes_nothing(demorun, workshop, 
     assert f"{path}:1: warning:" in result.output and "did you mean file=PATH?" in result.output
     assert demorun("run", path).exit_code == 0
     assert not (Path(path).parent / "x.yaml").exists()
+
+
+def test_an_unclosed_quote_in_file_is_an_error(demorun, workshop):
+    path = workshop("""
+        ```yaml file="a b.yaml
+        kind: Pod
+        ```
+        """)
+    result = demorun("lint", path)
+    assert f"{path}:1: error:" in result.output and "its quote is not closed" in result.output

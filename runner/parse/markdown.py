@@ -233,6 +233,9 @@ class _Scanner:
         pending, self.file_pending = self.file_pending, None
         shown = line.strip()
         for word in near:
+            if word.startswith(("file=\"", "file='")):
+                self.finding(no, Severity.ERROR, "malformed-directive", f"{shown!r}: {word!r}: its quote is not closed")
+                continue
             self.finding(no, Severity.WARNING, "malformed-directive",
                          f"{shown!r}: {word!r} writes no file: did you mean file=PATH?")
         if len(named) > 1:
