@@ -210,7 +210,7 @@ ENDLESS_SETUP = """
 def test_hidden_setup_skips_a_command_that_only_never_ends(demorun, workshop, mode, option):
     result = demorun(mode, option, "Target", "--timeout", "20m", workshop(ENDLESS_SETUP))
     assert result.exit_code == 0, result.output  # at once: neither 20 minutes nor 30 s of `tail -f`
-    assert "setup skipped 1 command that never end by themselves" in result.output
+    assert "setup skipped 1 command that never ends by itself" in result.output
     assert ":9 (tail -f)" in result.output
     assert "1 command before 'Target' ran hidden as setup" in result.output
 

@@ -145,7 +145,9 @@ def left_out_line(narrowed: Narrowed, results: tuple[StepResult, ...] | list[Ste
         parts.append(f"{said} before {narrowed.start!r} ran hidden as setup (output not compared)")
     if narrowed.endless:
         places = ", ".join(f"{loc} ({reason})" for loc, reason in narrowed.endless)
-        parts.append(f"setup skipped {_plural(len(narrowed.endless))} that never end by themselves: {places}")
+        one = len(narrowed.endless) == 1
+        parts.append(f"setup skipped {_plural(len(narrowed.endless))} that never end{'s' if one else ''} "
+                     f"by {'itself' if one else 'themselves'}: {places}")
     if narrowed.left_out:
         count = len(narrowed.left_out)
         first, last = narrowed.left_out[0], narrowed.left_out[-1]
