@@ -32,9 +32,26 @@ def say(message: str) -> None:
 
 
 def finish(code: int) -> None:
-    """Exit with `code` once stdout is flushed; never returns."""
-    try:
-        sys.stdout.flush()
-    except OSError:
-        pass  # the terminal hung up; the exit code still tells
+    """Exit with `code` once stdout and stderr are flushed; never returns. A stream that cannot be
+    flushed (the terminal hung up) is pointed at /dev/null, so Python's own flush at exit cannot
+    turn `code` into 120."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            _drop(stream)
     raise SystemExit(code)
+
+
+def _drop(stream: object) -> None:
+    import os
+
+    try:
+        fd = stream.fileno()  # type: ignore[attr-defined]
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+        stream.flush()  # type: ignore[attr-defined]
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,6 +1,7 @@
 """Standard output and error: never a terminal's instructions, and a reader may close them early.
 
-Python ignores SIGPIPE, so a write to a pipe nobody reads raises BrokenPipeError;
+Python ignores SIGPIPE, so a write to a pipe nobody reads raises BrokenPipeError
+(and one to a terminal that hung up, EIO);
 raised in the middle of a run it would turn a pass into a traceback and exit 1,
 and lose the reports still to be written. Behind these writers the first such
 write points the descriptor at /dev/null instead: what the reader no longer
@@ -16,11 +17,16 @@ audience's screen) is passed as it is: those writers decide what is shown.
 """
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
 
 from .printable import guarded, visible
+
+# A reader that left: a pipe's (EPIPE), or a terminal that hung up (EIO, ENXIO once the pty
+# master is closed). Raised at exit, Python's own last flush would make any exit code 120.
+_GONE = frozenset({errno.EPIPE, errno.EIO, errno.ENXIO})
 
 
 class _DropWhenClosed(io.RawIOBase):
@@ -42,7 +48,9 @@ class _DropWhenClosed(io.RawIOBase):
     def write(self, data) -> int:
         try:
             return os.write(self._fd, data)
-        except BrokenPipeError:
+        except OSError as exc:
+            if exc.errno not in _GONE:
+                raise
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._fd)
             os.close(devnull)

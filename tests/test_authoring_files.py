@@ -148,3 +148,81 @@ def test_a_fence_may_not_overwrite_the_workshop_itself(demorun, workshop):
     assert "writing it would replace the workshop" in result.output and result.exit_code == 1
     assert demorun("check", path).exit_code == 2
     assert Path(path).read_text() == before
+
+
+def test_a_new_file_gets_0666_less_the_umask_and_a_rewrite_keeps_its_mode(demorun, workshop):
+    path = workshop(WORKSHOP)
+    folder = Path(path).parent
+    (folder / "scripts").mkdir()
+    (folder / "scripts" / "hello.sh").write_text("old\n")
+    os.chmod(folder / "scripts" / "hello.sh", 0o750)
+    old = os.umask(0o027)
+    try:
+        assert demorun("run", path).exit_code == 0
+    finally:
+        os.umask(old)
+    assert (folder / "manifests" / "web.yaml").stat().st_mode & 0o777 == 0o640  # as `cat >` leaves it
+    assert (folder / "scripts" / "hello.sh").stat().st_mode & 0o777 == 0o750  # the existing file's mode
+    assert (folder / "scripts" / "hello.sh").read_text() == 'echo "hello from a file"\n'
+    assert not [p for p in folder.rglob(".demorun-*")]  # no temporary file left
+
+
+@pytest.mark.parametrize("spelling", ['```yaml file="a b.yaml"', "```yaml file='a b.yaml'"])
+def test_a_quoted_path_in_the_info_string_is_taken_as_at_file_takes_it(demorun, workshop, spelling):
+    path = workshop(f"""
+        {spelling}
+        kind: Pod
+        ```
+
+        <!-- @file "c d.yaml" -->
+        ```yaml
+        kind: Service
+        ```
+
+        ```bash
+        cat "a b.yaml" "c d.yaml"
+        ```
+        """)
+    assert demorun("check", path).exit_code == 0
+    folder = Path(path).parent
+    assert (folder / "a b.yaml").read_text() == "kind: Pod\n"
+    assert (folder / "c d.yaml").read_text() == "kind: Service\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["a b.yaml", "c d.yaml", "workshop.md"]
+
+
+def test_file_given_twice_is_an_error(demorun, workshop):
+    path = workshop("""
+        ```yaml file=i.yaml file=j.yaml
+        kind: Pod
+        ```
+        """)
+    result = demorun("lint", path)
+    assert f"{path}:1: error:" in result.output and "'file=' given 2 times" in result.output
+    assert result.exit_code != 0
+
+
+@pytest.mark.parametrize("word", ["FILE=x.yaml", "{file=x.yaml}", "{.yaml file=x.yaml}", "file:x.yaml"])
+def test_a_near_miss_of_file_is_a_warning_and_writes_nothing(demorun, workshop, word):
+    path = workshop(f"""
+        ```yaml {word}
+        kind: Pod
+        ```
+
+        ```bash
+        true
+        ```
+        """)
+    result = demorun("lint", path)
+    assert f"{path}:1: warning:" in result.output and "did you mean file=PATH?" in result.output
+    assert demorun("run", path).exit_code == 0
+    assert not (Path(path).parent / "x.yaml").exists()
+
+
+def test_an_unclosed_quote_in_file_is_an_error(demorun, workshop):
+    path = workshop("""
+        ```yaml file="a b.yaml
+        kind: Pod
+        ```
+        """)
+    result = demorun("lint", path)
+    assert f"{path}:1: error:" in result.output and "its quote is not closed" in result.output

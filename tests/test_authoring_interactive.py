@@ -98,3 +98,40 @@ def test_interactive_without_a_terminal_is_refused_before_anything_runs(demorun,
     result = demorun("check", "--interactive", path)
     assert result.exit_code == 2
     assert "check --interactive asks at a terminal, and standard input is not a terminal" in result.output
+
+
+def _hang_up(child: pexpect.spawn) -> int:
+    """Close the terminal's master side, as closing the window does; the exit code demorun gives."""
+    os.close(child.child_fd)
+    child.child_fd = -1
+    _, status = os.waitpid(child.pid, 0)
+    child.terminated = True  # pexpect must not wait for it again
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_closing_the_terminal_while_run_waits_exits_129(workshop):
+    child = _spawn("run", workshop("""
+        <!-- @SHOW -->
+        ```bash
+        echo started
+        sleep 30
+        ```
+        """))
+    child.expect("started")
+    assert _hang_up(child) == 129  # README: stopped by SIGHUP; not 120, a failed flush at exit
+
+
+def test_closing_the_terminal_at_interactive_s_question_exits_129(workshop):
+    child = _spawn("check", "--interactive", workshop(DRIFTED))
+    child.expect_exact("accept, skip or quit? [a/s/q]")
+    assert _hang_up(child) == 129
+
+
+def test_demorun_stop_in_run_s_summary_says_how_many_never_ran(workshop):
+    child = _spawn("run", "--pause-on-failure", workshop(FAILING))
+    child.expect("`exit` goes on")
+    child.sendline("demorun_stop")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert "1 of 4 commands failed" in child.before and "; 1 not run" in child.before
+    assert child.exitstatus == 1

@@ -182,3 +182,116 @@ def test_a_tool_a_section_requires_is_not_undeclared(demorun, workshop):
         pytest.skip("linkerd is installed here: the section runs")
     result = demorun("check", "--requires-auto", path)
     assert "skipped: missing tool linkerd" in result.output and "section 'Mesh'" in result.output
+
+
+ENDLESS_SETUP = """
+    # Endless setup
+
+    <!-- @SHOW -->
+
+    ## Setup
+
+    ```bash
+    touch app.log
+    tail -f app.log
+    ```
+
+    ## Target
+
+    ```bash
+    echo target
+    ## target
+    ```
+    """
+
+
+@pytest.mark.parametrize("mode", ["run", "check"])
+@pytest.mark.parametrize("option", ["--from", "--section"])
+def test_hidden_setup_skips_a_command_that_only_never_ends(demorun, workshop, mode, option):
+    result = demorun(mode, option, "Target", "--timeout", "20m", workshop(ENDLESS_SETUP))
+    assert result.exit_code == 0, result.output  # at once: neither 20 minutes nor 30 s of `tail -f`
+    assert "setup skipped 1 command that never ends by itself" in result.output
+    assert ":9 (tail -f)" in result.output
+    assert "1 command before 'Target' ran hidden as setup" in result.output
+
+
+def test_hidden_setup_stops_a_command_ending_in_a_never_ending_one_as_a_success(demorun, workshop, monkeypatch):
+    monkeypatch.setattr("runner.engine.sections.SETUP_ENDLESS_LIMIT", 0.5)
+    result = demorun("run", "--from", "Target", workshop("""
+        <!-- @SHOW -->
+        ## Setup
+
+        ```bash
+        export READY=yes; tail -f /dev/null
+        ```
+
+        ## Target
+
+        ```bash
+        echo "ready=$READY"
+        ```
+        """))
+    assert result.exit_code == 0, result.output
+    assert "ready=yes" in result.output
+
+
+def test_setup_count_says_how_many_ran_when_one_failed(demorun, workshop):
+    result = demorun("run", "--from", "Target", workshop("""
+        <!-- @SHOW -->
+        ## Setup
+
+        ```bash
+        false
+        echo never
+        ```
+
+        ## Target
+
+        ```bash
+        echo target
+        ```
+        """))
+    assert result.exit_code == 1
+    assert "1 of the 2 commands before 'Target' ran hidden as setup" in result.output
+
+
+def test_a_section_s_requires_covers_its_subsections_and_commands_above_it(demorun, workshop):
+    result = demorun("check", workshop("""
+        # Tools
+
+        <!-- @SHOW -->
+
+        ## Only with a tool
+
+        ```bash
+        echo before-the-requires
+        ## this would fail
+        ```
+
+        <!-- @requires no-such-tool-for-demorun -->
+
+        ### A step of it
+
+        ```bash
+        no-such-tool-for-demorun --version
+        ```
+
+        ## Everywhere
+
+        ```bash
+        echo everywhere
+        ## everywhere
+        ```
+
+        ### A step of everywhere
+
+        <!-- @requires no-such-tool-for-demorun-either -->
+
+        ```bash
+        no-such-tool-for-demorun-either
+        ```
+        """))
+    assert result.exit_code == 0, result.output
+    assert "1 passed, 0 failed, 3 skipped" in result.output  # the ### steps skipped with their section
+    assert "section 'Only with a tool' skipped: missing tool no-such-tool-for-demorun " in result.output
+    assert "this would fail" not in result.output  # the command above its @requires is skipped too

@@ -135,7 +135,19 @@ def test_check_gives_a_never_ending_command_a_short_limit_of_its_own(demorun, wo
     result = demorun("check", "--timeout", "2s", path)  # the short limit is never longer than the run's
     assert result.exit_code == 1
     assert time.monotonic() - started < 15
-    assert "`tail -f` never ends by itself, so it was given 2s, not the default limit" in result.output
+    assert "`tail -f` never ends by itself, so it ran to the 2s limit" in result.output  # the user's own
+    assert "not the default limit" not in result.output
+
+
+def test_the_short_limit_of_its_own_is_said_as_such(demorun, workshop, monkeypatch):
+    monkeypatch.setattr("runner.modes.check.ENDLESS_LIMIT", 1.0)
+    result = demorun("check", workshop("""
+        ```bash
+        tail -f /dev/null
+        ```
+        """))
+    assert result.exit_code == 1
+    assert "`tail -f` never ends by itself, so it was given 1s, not the default limit" in result.output
 
 
 def test_a_program_that_waits_for_keys_is_told_to_pipe_to_cat(demorun, workshop):
@@ -156,3 +168,32 @@ def test_a_never_ending_command_in_the_background_or_bounded_is_left_alone_by_ch
         """)
     result = demorun("check", "--strict", path)
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("command", ["python3 -m http.server 8000", "sleep 1d", "sleep 3600", "nc -l 8080",
+                                     "ncat -lk 9000", "socat TCP-LISTEN:8080,fork -", "kubectl attach web -it",
+                                     "docker attach web", "yes", "yes > /dev/null",
+                                     "while true; do date; sleep 1; done", "while :; do curl -s web; done",
+                                     "for ((;;)); do date; done", "kubectl apply -f x.yaml && until false; do :; done"])
+def test_lint_knows_servers_listeners_loops_and_long_sleeps_by_their_shape(demorun, workshop, command):
+    result = demorun("lint", workshop(f"""
+        ```bash
+        {command}
+        ```
+        """))
+    assert "[never-ends]" in result.output, command
+
+
+@pytest.mark.parametrize("command", ["printf 'a\\n' | less -FX", "git log | less --quit-if-one-screen",
+                                     "sleep 5", "sleep $DELAY", "nc web 80", "yes | head -1", "cat",
+                                     "while true; do curl -s web && break; sleep 1; done",
+                                     "while read -r line; do echo $line; done < list.txt",
+                                     "timeout 10 bash -c 'while true; do date; done'",
+                                     "python3 -m http.server 8000 &"])
+def test_lint_leaves_alone_what_ends_by_itself(demorun, workshop, command):
+    result = demorun("lint", workshop(f"""
+        ```bash
+        {command}
+        ```
+        """))
+    assert "[never-ends]" not in result.output, command

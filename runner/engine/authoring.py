@@ -36,6 +36,7 @@ def write_file(step: Step) -> str | None:
             return f"{step.loc}: file={step.target}: is a folder"
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".demorun-")
         try:
+            os.fchmod(handle, _mode_for(path))
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.write(step.text)
             os.replace(temporary, path)
@@ -45,6 +46,17 @@ def write_file(step: Step) -> str | None:
     except OSError as exc:
         return f"{step.loc}: cannot write file={step.target}: {exc.strerror or exc}"
     return None
+
+
+def _mode_for(path: str) -> int:
+    """The mode `cat > path` would leave: an existing file's own, else 0666 less the umask
+    (mkstemp's 0600 would hide a manifest from the container or user meant to read it)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 class WaitFor:
@@ -125,7 +137,8 @@ class EndlessGuard:
         self.limit = limit
         self.fail = fail
 
-    def judge(self, step: Step) -> EndlessLimit | None:
+    def judge(self, step: Step, run_limit: float | None = None) -> EndlessLimit | None:
+        """The limit of a never-ending command; `run_limit`, the one it has without this guard."""
         if self.limit is None and not self.fail:
             return None
         m = step.modifiers
@@ -138,6 +151,9 @@ class EndlessGuard:
             return EndlessLimit(0.0, f"`{endless.reason}` never ends by itself, and --strict does not wait "
                                 f"for it: {fix_for(endless.reason)}", True)
         limit = self.limit or 0.0
+        if run_limit is not None and run_limit <= limit:  # the user's own limit is the shorter: say that one
+            return EndlessLimit(run_limit, f"`{endless.reason}` never ends by itself, so it ran to the "
+                                f"{run_limit:g}s limit: {fix_for(endless.reason)}", False)
         return EndlessLimit(limit, f"`{endless.reason}` never ends by itself, so it was given {limit:g}s, "
                             f"not the default limit: {fix_for(endless.reason)}", False)
 
@@ -156,11 +172,11 @@ class SectionNeeds:
 
             short = shortfall(Plan(step.loc.file, (), requires=key))
             title = step.section or "(untitled)"
-            self.known[key] = None if short is None else \
-                f"{step.loc}: section {title!r} skipped: {short.summary()}"
+            self.known[key] = None if short is None else short.summary()
             if short is not None:
                 self.listener.on_notice(key[0].loc, f"section {title!r} is skipped: {short.message()}")
-        return self.known[key]
+        said = self.known[key]
+        return None if said is None else f"{step.loc}: section {step.section or '(untitled)'!r} skipped: {said}"
 
 
 STOP_WORD = "demorun_stop"  # typed in the shell at a failure: stop the run there (`exit` goes on)

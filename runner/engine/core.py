@@ -340,7 +340,7 @@ class Engine(Generic[S]):
             timeouts.resolve(modifiers, self.policy.default_timeout)
         retry_deadline = None if limits.retry is None else limits.retry_deadline(time.monotonic())
         ahead = self._ahead(index) if self._plain[index] and not interactive else ()
-        endless = None if modifiers.wait_for or interactive else self.endless.judge(step)
+        endless = None if modifiers.wait_for or interactive else self.endless.judge(step, limits.timeout)
         if endless is not None and endless.fails:
             return Verdict(Status.FAIL, f"{step.loc}: {endless.advice}"), None
         while True:

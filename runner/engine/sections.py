@@ -2,7 +2,9 @@
 
 A section starts at its heading and runs to the next heading of the same or a higher level
 (`## Install` holds its `### Step 1`). `run` and `check` narrow a plan to a range of them:
-the commands before run hidden, as setup, and those after are left out.
+the commands before run hidden, as setup, and those after are left out. Hidden setup follows
+present's catch-up rule for commands that never end by themselves: one that only never ends
+is skipped, one that ends in such a command is stopped at a short limit, as a success.
 """
 from __future__ import annotations
 
@@ -11,8 +13,12 @@ from dataclasses import dataclass
 
 from ..errors import DemorunError
 from ..model import Kind, Plan, SourceLoc, Step, Visibility
+from ..parse.endless import never_ends
+from ..parse.section_requires import heading_level
+from ..results import Status, StepResult
 
-_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
+SETUP_ENDLESS_LIMIT = 30.0  # seconds hidden setup lets a command run that ends in a never-ending one
+
 
 
 @dataclass(frozen=True)
@@ -25,14 +31,6 @@ class Section:
     level: int = 1  # 1 for `#` and `===`, 2 for `##` and `---`...
 
 
-def _level(step: Step) -> int:
-    first, _, rest = step.text.partition("\n")
-    m = _ATX.match(first)
-    if m:
-        return len(m.group(1))
-    return 1 if rest.lstrip().startswith("=") else 2
-
-
 def sections(plan: Plan) -> list[Section]:
     """Every heading in order: where the section of a step changes is where its heading is."""
     found: list[Section] = []
@@ -40,7 +38,7 @@ def sections(plan: Plan) -> list[Section]:
     for index, step in enumerate(plan.steps):
         if step.section is not None and step.section != previous and step.visibility is not Visibility.SKIP:
             found.append(Section(index, step.section, step.visibility is Visibility.SHOW,
-                                 _level(step) if step.kind is Kind.PROSE else 1))
+                                 heading_level(step.text) if step.kind is Kind.PROSE else 1))
         previous = step.section
     return found
 
@@ -82,6 +80,24 @@ class Narrowed:
     left_out: tuple[SourceLoc, ...]  # the commands after the last one, never run
     start: str | None
     stop: str | None
+    endless: tuple[tuple[SourceLoc, str], ...] = ()  # setup commands that only never end: not run
+    first: int = 0  # the index of the first step asked for, in the narrowed plan
+
+
+def _as_setup(step: Step, limit: float) -> tuple[Step | None, str | None]:
+    """A command as hidden setup runs it: None (with why) when all it does is never end; stopped
+    at `limit`, a success, when it ends in something that never ends and its author did not bound it."""
+    if step.kind is not Kind.COMMAND or step.visibility is Visibility.SKIP:
+        return step, None
+    m = step.modifiers
+    if m.stop_after is not None or m.wait_for or m.timeout is not None or m.retry:
+        return step, None
+    endless = never_ends(step.text)
+    if endless is None:
+        return step, None
+    if endless.first:
+        return None, endless.reason
+    return step._replace(modifiers=m._replace(stop_after=limit, exit=None)), None
 
 
 def narrow(plan: Plan, start: str | None = None, stop: str | None = None) -> Narrowed:
@@ -97,30 +113,45 @@ def narrow(plan: Plan, start: str | None = None, stop: str | None = None) -> Nar
         if last.index < first:
             raise DemorunError(f"{plan.file}: --to {stop!r} comes before --from {start!r}")
         end = section_end(plan, last)
-    steps = list(plan.steps)
-    setup = 0
-    for index in range(first):
-        step = steps[index]
-        if step.kind is Kind.COMMAND and step.visibility is not Visibility.SKIP:
-            setup += 1
-        if step.visibility is Visibility.SHOW:
-            steps[index] = step._replace(visibility=Visibility.HIDE, expected=None)
-        elif step.expected is not None:
-            steps[index] = step._replace(expected=None)
-    left_out = tuple(s.loc for s in steps[end:] if s.kind is Kind.COMMAND and s.visibility is not Visibility.SKIP)
-    return Narrowed(plan._replace(steps=tuple(steps[:end])), setup, left_out, start, stop)
+    kept: list[Step] = []
+    endless: list[tuple[SourceLoc, str]] = []
+    for step in plan.steps[:first]:
+        hidden, reason = _as_setup(step._replace(expected=None, visibility=Visibility.HIDE)
+                                   if step.visibility is Visibility.SHOW else step._replace(expected=None),
+                                   SETUP_ENDLESS_LIMIT)
+        if hidden is None:
+            endless.append((step.loc, reason or ""))
+        else:
+            kept.append(hidden)
+    setup = sum(1 for s in kept if s.kind is Kind.COMMAND and s.visibility is not Visibility.SKIP)
+    left_out = tuple(s.loc for s in plan.steps[end:] if s.kind is Kind.COMMAND and s.visibility is not Visibility.SKIP)
+    steps = (*kept, *plan.steps[first:end])
+    return Narrowed(plan._replace(steps=steps), setup, left_out, start, stop, tuple(endless), len(kept))
 
 
-def left_out_line(narrowed: Narrowed) -> str | None:
-    """What the summary says of a narrowed run: the setup run hidden, the commands left out."""
+def _plural(count: int) -> str:
+    return f"{count} command{'s' if count != 1 else ''}"
+
+
+def left_out_line(narrowed: Narrowed, results: tuple[StepResult, ...] | list[StepResult] | None = None) -> str | None:
+    """What the summary says of a narrowed run: the setup run hidden (of `results`, those that
+    ran), the setup commands skipped as never ending, the commands left out."""
     parts = []
     if narrowed.start:
-        parts.append(f"{narrowed.setup} command{'s' if narrowed.setup != 1 else ''} before "
-                     f"{narrowed.start!r} ran hidden as setup (output not compared)")
+        ran = narrowed.setup if results is None else sum(
+            1 for r in results if r.index < narrowed.first and r.step.kind is Kind.COMMAND
+            and r.verdict.status is not Status.SKIP)
+        said = _plural(ran) if ran == narrowed.setup else f"{ran} of the {_plural(narrowed.setup)}"
+        parts.append(f"{said} before {narrowed.start!r} ran hidden as setup (output not compared)")
+    if narrowed.endless:
+        places = ", ".join(f"{loc} ({reason})" for loc, reason in narrowed.endless)
+        one = len(narrowed.endless) == 1
+        parts.append(f"setup skipped {_plural(len(narrowed.endless))} that never end{'s' if one else ''} "
+                     f"by {'itself' if one else 'themselves'}: {places}")
     if narrowed.left_out:
         count = len(narrowed.left_out)
         first, last = narrowed.left_out[0], narrowed.left_out[-1]
         span = str(first) if count == 1 else \
             f"{first} to {last}" if last.file != first.file else f"{first} to :{last.line}"
-        parts.append(f"{count} command{'s' if count != 1 else ''} after {narrowed.stop!r} left out ({span})")
+        parts.append(f"{_plural(count)} after {narrowed.stop!r} left out ({span})")
     return "; ".join(parts) or None

@@ -102,7 +102,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
                           verbose=verbose, progress=progress, explain=explain, update=update,
                           strict=strict, pause=pause)
     report = dataclasses.replace(checked.report, findings=findings, strict=strict)
-    narrowing = left_out_line(narrowed) if narrowed else None
+    narrowing = left_out_line(narrowed, report.results) if narrowed else None
     if narrowing:
         report = dataclasses.replace(report, notices=(*report.notices, (SourceLoc(plan.file, 1), narrowing)))
     return dataclasses.replace(checked, report=skips_failed(report) if strict else report,

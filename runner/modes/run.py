@@ -228,7 +228,7 @@ def run_replay(file: str, args: list[str], *, keep_going: bool, speed: float | N
             clock.write(timings)
     if drift.drifted:
         screen.notice(drift_line(drift.drifted))
-    narrowing = left_out_line(narrowed) if narrowed else None
+    narrowing = left_out_line(narrowed, engine.results) if narrowed else None
     if narrowing:
         screen.notice(narrowing)
     return _ending(engine, screen, time.monotonic() - started)
@@ -272,7 +272,8 @@ def _ending(engine: Engine, screen: Screen, elapsed: float) -> int:
                       "(`exit`, or `set -e` after a failure); run ended")
         return status if status or not failed else 1
     if failed:
-        unrun = sum(1 for r in results if r.verdict.message.startswith("not run: stopped after"))
+        # stopped after a failure, or by `demorun_stop` in --pause-on-failure's shell (runner/engine/core.py)
+        unrun = sum(1 for r in results if r.verdict.message.startswith("not run: stopped "))
         screen.failure(f"{len(failed)} of {len(results)} commands failed ({elapsed:.1f}s); "
                        f"first at {failed[0].step.loc}" + (f"; {unrun} not run" if unrun else ""))
         return 1

@@ -44,6 +44,7 @@ from .items import (
     ProseItem,
 )
 from .markdown import scan_markdown
+from .section_requires import SectionRequires, heading_level
 from .shell import split_shell
 from .source import is_markdown, read_source, split_lines
 
@@ -183,7 +184,7 @@ class Builder:
         self.skip_forced = 0
         self.section: str | None = None
         self.headings = 0  # headings met so far: a @requires under the second or a later one is its section's
-        self.section_requires: tuple[Requirement, ...] = ()  # those of the section being emitted
+        self.section_requires = SectionRequires()  # @requires of the sections open where steps are emitted
         self.if_hooks: tuple[str, ...] = ()
         self.called_from: tuple[SourceLoc, ...] = ()
         self.nested: tuple[int, ...] = ()  # the @$SHELL calls being expanded
@@ -311,8 +312,9 @@ class Builder:
         expected = extra.get("expected")
         if not self._charge(loc, len(text) + (sum(map(len, expected.lines)) if expected is not None else 0)):
             return
-        if self.section_requires:
-            extra["requires"] = self.section_requires
+        requires = self.section_requires.current()
+        if requires:
+            extra["requires"] = requires
         self.steps.append(Step(kind, loc, text, self._visibility(), end_line or loc.line,
                                self.section, if_hooks=self.if_hooks,
                                called_from=self.called_from, nested=self.nested, **extra))
@@ -375,7 +377,7 @@ class Builder:
                 if node.heading is not None:
                     self.section = node.heading
                     self.headings += 1
-                    self.section_requires = ()
+                    self.section_requires.heading(heading_level(node.text), len(self.steps))
                 self._step(Kind.PROSE, loc, node.text, node.end_line)
             elif isinstance(node, FileItem):
                 self._file(node, loc)
@@ -423,9 +425,7 @@ class Builder:
         elif kind in ("import", "shell"):
             self._include(d, loc, path)
         elif kind == "requires" and self.headings > 1:  # under a section's own heading: for that section
-            known = {r.tool for r in self.section_requires}
-            self.section_requires += tuple(Requirement(tool, loc) for tool in dict.fromkeys(d.words)
-                                           if tool not in known)
+            self.section_requires.add(d.words, loc, self.steps)
         elif kind == "requires":
             for tool in d.words:
                 self.requires.setdefault(tool, Requirement(tool, loc))

@@ -1,4 +1,5 @@
-"""Commands that never end by themselves: a watch, a follow, a port-forward, a dashboard, a pager.
+"""Commands that never end by themselves: a watch, a follow, a port-forward, a dashboard, a pager,
+a server or listener, a loop without a way out, `yes` into nothing that ends, a sleep past any limit.
 
 One table for every mode: `present` skips or bounds them while catching up, `lint` warns about
 them, `check` fails them early or gives them a short limit (docs/format.md).
@@ -27,7 +28,16 @@ _NAMING = frozenset({"install", "upgrade", "create", "apply", "delete", "get", "
 
 # A piece of every shape below: a command without any of them never matches one.
 _CANDIDATE = re.compile("|".join(sorted(_ENDLESS_PROGRAMS)) + r"|read|infinity|port-forward|dashboard|proxy|-w|tap"
-                        r"|-[A-Za-z]*[fF]|--follow")
+                        r"|-[A-Za-z]*[fF]|--follow|sleep|yes|http\.server|nc|socat|attach|while|until|for")
+# A loop with no way out: `while true`, `while :`, `until false`, `for ((;;))`, and no break/exit/return in it.
+_FOREVER = re.compile(r"(?:^|[;&|({\s])(?:while\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))|until\s+false"
+                      r"|for\s*\(\(\s*;\s*;\s*\)\))\s*;?\s*do\b")
+_WAY_OUT = re.compile(r"\b(?:break|exit|return)\b")
+_SLEEP = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
+_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+LONG_SLEEP = 600.0  # seconds: a `sleep` longer than the run's default limit outlasts any run
+_PAGER_QUITS = re.compile(r"-[A-Za-z]*F[A-Za-z]*|--quit-if-one-screen")  # `less -F`: ends on one screen
+_LISTEN = re.compile(r"-[A-Za-z]*l[A-Za-z]*|--listen")  # `nc -l 8080`, `ncat -lk`
 
 
 @dataclass(frozen=True)
@@ -43,11 +53,15 @@ def never_ends(text: str) -> Endless | None:
     the foreground (a `&` at its end puts it in the background, where it belongs in setup)."""
     if not _CANDIDATE.search(text):  # most commands: no word below can match (1 us instead of 60)
         return None
+    forever = _FOREVER.search(text)
+    if forever and not _WAY_OUT.search(text, forever.end()) and not text.rstrip().endswith("&") \
+            and not re.match(r"\s*timeout\s", text):
+        return Endless("a loop without a way out", forever.start() == 0 or not text[:forever.start()].strip())
     words = _words(text)
     if words is None:
         return None
-    for segment, background, first in _segments(words):
-        reason = None if background else _endless_segment(segment)
+    for segment, background, first, piped in _segments(words):
+        reason = None if background else _endless_segment(segment, piped)
         if reason:
             return Endless(reason, first)
     return None
@@ -63,26 +77,27 @@ def _words(text: str) -> list[str] | None:
         return None
 
 
-def _segments(words: list[str]) -> list[tuple[list[str], bool, bool]]:
-    """Simple commands between operators, each with whether `&` sends it to the background and
-    whether it is in the first pipeline (nothing has run to its end before it)."""
-    found: list[tuple[list[str], bool, bool]] = []
+def _segments(words: list[str]) -> list[tuple[list[str], bool, bool, bool]]:
+    """Simple commands between operators, each with whether `&` sends it to the background,
+    whether it is in the first pipeline (nothing has run to its end before it) and whether its
+    output goes into a pipe (`yes | head -1` ends when `head` does)."""
+    found: list[tuple[list[str], bool, bool, bool]] = []
     current: list[str] = []
     first = True
     for word in words:
         if word in _OPERATORS:
             if current:
-                found.append((current, word == "&", first))
+                found.append((current, word == "&", first, word in ("|", "|&")))
             current = []
             first = first and word in ("|", "|&", "(", "{")
         else:
             current.append(word)
     if current:
-        found.append((current, False, first))
+        found.append((current, False, first, False))
     return found
 
 
-def _endless_segment(words: list[str]) -> str | None:
+def _endless_segment(words: list[str], piped: bool) -> str | None:
     at = 0
     while at < len(words) and (_ASSIGNMENT.match(words[at]) or words[at] in _PREFIXES
                                or (at and words[at - 1] in _PREFIXES and words[at].startswith("-"))):
@@ -93,11 +108,21 @@ def _endless_segment(words: list[str]) -> str | None:
     if program in _BOUNDED:
         return None
     if program in _ENDLESS_PROGRAMS:
-        return program
+        quits = program in ("less", "more") and any(_PAGER_QUITS.fullmatch(a) for a in args)
+        return None if quits else program
     if program == "read" and "<" not in args and "<<<" not in args:
         return "waits for keys (read)"
-    if program == "sleep" and "infinity" in args:
-        return "sleep infinity"
+    if program == "sleep":
+        return _long_sleep(args)
+    if program == "yes":
+        return None if piped else "yes"  # into a file or /dev/null it runs on
+    if re.fullmatch(r"python[0-9.]*", program) and args[:2] == ["-m", "http.server"]:
+        return "http.server"
+    if program in ("nc", "ncat", "netcat") and any(_LISTEN.fullmatch(a) for a in args):
+        return f"{program} -l"
+    if program == "socat" and any(a.upper().startswith(("TCP-LISTEN", "TCP4-LISTEN", "TCP6-LISTEN", "UDP-LISTEN"))
+                                  for a in args):
+        return "socat LISTEN"
     verbs = [word for word in args if not word.startswith("-")][:2]
     return _endless_tool(program, args, verbs)
 
@@ -106,6 +131,8 @@ def _endless_tool(program: str, args: list[str], verbs: list[str]) -> str | None
     """Commands that stream or serve until stopped, known by their subcommand or flags."""
     if "port-forward" in verbs:
         return "port-forward"
+    if program in ("kubectl", "oc", "docker", "podman") and verbs[:1] == ["attach"]:
+        return f"{program} attach"
     if verbs[:1] == ["dashboard"] or (verbs[1:2] == ["dashboard"] and verbs[0] not in _NAMING):
         return "dashboard"
     if program in ("kubectl", "oc"):
@@ -121,6 +148,19 @@ def _endless_tool(program: str, args: list[str], verbs: list[str]) -> str | None
     if follows and (program in ("tail", "journalctl") or "logs" in verbs):
         return f"{'logs' if 'logs' in verbs else program} -f"
     return None
+
+
+def _long_sleep(args: list[str]) -> str | None:
+    """`sleep infinity`, or a sleep longer than any run's default limit (`sleep 1d`)."""
+    if "infinity" in args:
+        return "sleep infinity"
+    total = 0.0
+    for arg in args:
+        m = _SLEEP.fullmatch(arg)
+        if m is None:
+            return None  # `sleep $DELAY`: nobody can say
+        total += float(m.group(1)) * _SECONDS[m.group(2)]
+    return f"sleep {' '.join(args)}" if total > LONG_SLEEP else None
 
 
 _KEY_READERS = frozenset({"less", "more", "most", "man", "vi", "vim", "nvim", "nano", "emacs", "tig", "top", "htop",

@@ -23,7 +23,6 @@ _ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _NOT_PARAGRAPH = re.compile(r" {0,3}([#>*+|<-]|\d+[.)]|`{3}|~{3})|    ")
 _BARE_NAME = re.compile(r"#?@(\$?[\w-]+)")
-_FILE_WORD = "file="  # in a fence's info string: ```yaml file=manifests/web.yaml
 
 
 def _comment_body(line: str) -> str | None:
@@ -61,6 +60,23 @@ def _atx_title(line: str) -> str | None:
     if closed != title and (not closed or closed[-1] in " \t"):
         title = closed.rstrip(" \t")
     return title
+
+
+# `file=PATH` in an info string, its PATH quoted or not, as `@file` takes it (shlex's quotes).
+_FILE_ATTRIBUTE = re.compile(r"""(?<!\S)file=("[^"]*"|'[^']*'|[^\s"'{}]*)(?=\s|$)""")
+_NEAR_FILE = re.compile(r"""(?<!\S)\S*?\bfile\s*[=:]\S*""", re.IGNORECASE)
+
+
+def _file_words(info: str) -> tuple[list[str], list[str]]:
+    """The paths of the `file=` words after an info string's first word (quotes taken off), and
+    the words that look meant as one and are not (`FILE=x`, `{file=x}`, `file:x`)."""
+    _, _, rest = info.partition(" ")
+    named = [m.group(1)[1:-1] if m.group(1)[:1] in "\"'" and m.group(1) else m.group(1)
+             for m in _FILE_ATTRIBUTE.finditer(rest)]
+    exact = {m.span() for m in _FILE_ATTRIBUTE.finditer(rest)}
+    near = [m.group(0) for m in _NEAR_FILE.finditer(rest)
+            if not any(a <= m.start() < b for a, b in exact)]
+    return named, near
 
 
 def fence_info(line: str) -> tuple[str, int, str] | None:
@@ -213,11 +229,19 @@ class _Scanner:
             if self.file_pending is not None and line.strip():
                 self.no_fence_for_file()
             return None
-        words = info[2][1:].split()
-        named = [w[len(_FILE_WORD):] for w in words[1:] if w.startswith(_FILE_WORD)]
+        named, near = _file_words(info[2][1:])
         pending, self.file_pending = self.file_pending, None
+        shown = line.strip()
+        for word in near:
+            if word.startswith(("file=\"", "file='")):
+                self.finding(no, Severity.ERROR, "malformed-directive", f"{shown!r}: {word!r}: its quote is not closed")
+                continue
+            self.finding(no, Severity.WARNING, "malformed-directive",
+                         f"{shown!r}: {word!r} writes no file: did you mean file=PATH?")
+        if len(named) > 1:
+            self.finding(no, Severity.ERROR, "malformed-directive", f"{shown!r}: 'file=' given {len(named)} times")
         if named and not named[0]:
-            self.finding(no, Severity.ERROR, "malformed-directive", f"{line.strip()!r}: 'file=' names no path")
+            self.finding(no, Severity.ERROR, "malformed-directive", f"{shown!r}: 'file=' names no path")
         if named and named[0]:
             return named[0]
         return pending[0] if pending is not None else None
