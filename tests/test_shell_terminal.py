@@ -16,11 +16,13 @@ def test_a_shell_that_stops_itself_fails_its_command_and_says_so(queued, demorun
 
 
 def test_jobs_lists_a_stopped_job_as_a_terminals_bash_does(demorun, workshop):
+    # The stop lands when the kernel delivers it: the workshop waits for it, as a person's typing does.
     path = workshop("""
         <!-- @SHOW -->
         ```bash
         sleep 100 &
         kill -STOP $!
+        until [ "$(cut -d' ' -f3 /proc/$!/stat)" = T ]; do sleep 0.01; done
         jobs
         ```
         """)
