@@ -19,13 +19,13 @@ demo: install
 
 # The live presenter is tested in a real terminal (tmux), the HTML report in a real browser
 # (chromium). Installed when missing where that is allowed (root and apt-get), after saying so on
-# the first line; NO_APT=1 skips that. Anywhere else, or skipped, their tests skip, and pytest's
+# the first line; NO_APT=1 skips that (NO_APT=0 or empty does not). Anywhere else, or skipped, their tests skip, and pytest's
 # summary says which and why.
 NO_APT ?=
 tools:
 	@missing=""; for tool in tmux chromium; do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
-	if [ -n "$(NO_APT)" ]; then \
+	if [ -n "$(NO_APT)" ] && [ "$(NO_APT)" != 0 ]; then \
 	  echo "make: not installing$$missing (NO_APT is set): the tests that need them will skip"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "make: installing$$missing with apt-get (chromium brings ~200 packages; make test NO_APT=1 skips this)"; \

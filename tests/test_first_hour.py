@@ -40,6 +40,12 @@ def test_make_test_says_on_its_first_line_what_apt_get_installs_and_how_to_skip_
     assert "install -y -qq tmux chromium" in called.read_text()
 
 
+def test_no_apt_zero_does_not_skip_the_install(tmp_path):
+    lines, called = _make_tools(tmp_path, "NO_APT=0")
+    assert lines[0].startswith("make: installing tmux chromium with apt-get"), lines
+    assert "install -y -qq tmux chromium" in called.read_text()
+
+
 def test_no_apt_skips_the_install_and_says_so(tmp_path):
     lines, called = _make_tools(tmp_path, "NO_APT=1")
     assert lines == ["make: not installing tmux chromium (NO_APT is set): the tests that need them will skip"]
