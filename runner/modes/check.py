@@ -36,7 +36,7 @@ from ..verify.roles import Pins
 from ..verify.values import VerifyOptions
 from .engine_setup import CHECK, announce, policy_for, verify_options
 from .missing_tools import explained
-from .preamble import nothing_to_run, said_before, start_findings
+from .preamble import never_run_syntax_findings, nothing_to_run, said_before, start_findings
 from .setup import (
     load_plan,
     missing_requirements,
@@ -91,7 +91,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
     except DemorunError as exc:  # a section asked for that the file does not have
         return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
-    findings = start_findings(plan)
+    findings = start_findings(plan) + tuple(never_run_syntax_findings(plan))
     empty = nothing_to_run(plan)
     if empty is not None:  # nothing to start a session for; the caller says so, or leaves it out of a folder
         return FileCheck(FileReport(plan.file, (), 0.0, plan=plan, empty=empty, findings=findings, strict=strict),

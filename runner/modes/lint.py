@@ -6,7 +6,6 @@ from ..config import load_config
 from ..discover import find_workshops
 from ..errors import ConfigError, ParseError
 from ..model import Finding, Plan, Severity, SourceLoc, Visibility
-from ..parse.bash_syntax import check_syntax_located
 from ..parse.endless import fix_for, never_ends
 from ..parse.migration import (
     migration_findings,
@@ -16,19 +15,7 @@ from ..parse.migration import (
 from ..parse.source import is_markdown, read_source, split_lines
 from ..parse.workshop import parse_workshop
 from ..streams import echo
-from .preamble import unknown_names
-
-
-def _syntax_findings(plans: list[Plan]) -> list[Finding]:
-    commands: dict[SourceLoc, str] = {}
-    for plan in plans:
-        for step in plan.commands:
-            commands.setdefault(step.loc, step.text)
-    locs = list(commands)
-    problems = check_syntax_located([commands[loc] for loc in locs])
-    return [Finding(SourceLoc(loc.file, loc.line + problem.line - 1), Severity.ERROR,
-                    "bash-syntax", f"bash rejects this command: {problem.message}")
-            for loc, problem in zip(locs, problems) if problem is not None]
+from .preamble import syntax_findings, unknown_names
 
 
 def _pin_findings(plans: list[Plan]) -> list[Finding]:
@@ -143,7 +130,7 @@ def lint_findings(paths: list[str], *, no_init: bool) -> tuple[list[Finding], in
             continue
         plans.append(plan)
         findings.update(plan.findings)
-    findings.update(_syntax_findings(plans))
+    findings.update(syntax_findings(plans))
     findings.update(unknown_names(plans))
     findings.update(_pin_findings(plans))
     findings.update(_migration_findings(plans))

@@ -7,11 +7,11 @@ first screen.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..errors import ParseError
-from ..model import Finding, Kind, Plan, Severity, Step
-from ..parse.bash_syntax import on_path
+from ..model import Finding, Kind, Plan, Severity, SourceLoc, Step, Visibility
+from ..parse.bash_syntax import check_syntax_located, on_path
 from ..parse.directives import suggest
 from ..parse.workshop import BLOCKING
 
@@ -57,6 +57,28 @@ def unknown_names(plans: Sequence[Plan]) -> list[Finding]:
                 findings.append(Finding(step.loc, Severity.ERROR, UNKNOWN_DIRECTIVE,
                                         f"{gone}; did you mean @{meant}? (it is skipped)"))
     return findings
+
+
+def syntax_findings(plans: Sequence[Plan], only: Callable[[Step], bool] = lambda step: True) -> list[Finding]:
+    """bash's syntax errors, one finding each at the line bash names, for the commands `only` takes."""
+    commands: dict[SourceLoc, str] = {}
+    for plan in plans:
+        for step in plan.commands:
+            if only(step):
+                commands.setdefault(step.loc, step.text)
+    if not commands:
+        return []
+    locs = list(commands)
+    problems = check_syntax_located([commands[loc] for loc in locs])
+    return [Finding(SourceLoc(loc.file, loc.line + problem.line - 1), Severity.ERROR,
+                    "bash-syntax", f"bash rejects this command: {problem.message}")
+            for loc, problem in zip(locs, problems) if problem is not None]
+
+
+def never_run_syntax_findings(plan: Plan) -> list[Finding]:
+    """bash's syntax errors in commands no run reaches (@SKIP sections): a command that runs fails
+    where it stands instead, so each error is said once, and check fails on either."""
+    return syntax_findings([plan], only=lambda step: step.visibility is Visibility.SKIP)
 
 
 def start_findings(plan: Plan) -> tuple[Finding, ...]:
