@@ -85,9 +85,17 @@ def test_a_command_not_found_after_a_failed_import_names_the_import_not_requires
     path = workshop("<!-- @import helpers.md -->\n```bash\ngreet world\n## hello world\n```\n")
     result = demorun("check", path)
     assert result.exit_code == 1
-    assert "greet is defined nowhere the session knows; an @import that would define it failed: " \
+    assert "greet is defined nowhere the session knows; an @import failed, which may be what defines it: " \
            f"{path}:1: cannot import 'helpers.md'" in result.output, result.output
-    assert "@requires greet" not in result.output
+    assert result.output.index("@import failed") < result.output.index("@requires greet")
+
+
+def test_a_known_tool_missing_beside_a_failed_import_gets_its_install_hint(demorun, workshop, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", f"{tmp_path}:/bin")  # bash, and no linkerd, whatever this machine has
+    path = workshop("<!-- @import helpers.md -->\n```bash\nlinkerd version\n```\n")
+    result = demorun("check", path)
+    assert "linkerd is not installed here" in result.output, result.output
+    assert "@import failed" not in result.output
 
 
 def test_a_command_not_found_with_its_imports_read_still_suggests_requires(demorun, workshop):

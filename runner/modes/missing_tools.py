@@ -61,11 +61,12 @@ def advice(plan: Plan | None, step: Step, output: str) -> tuple[str, ...]:
         if is_path and not os.path.isabs(name):
             lines.append(f"{name} does not exist (relative to the workshop's folder, where commands run)")
             continue
-        if unread is not None and not is_path:
-            lines.append(f"{name} is defined nowhere the session knows; an @import that would define it "
-                         f"failed: {unread}")
-            continue
         hint = HINTS.get(os.path.basename(name))
+        if unread is not None and not is_path and hint is None:
+            # Which name the unread file defines cannot be known: the import first, a program second.
+            lines.append(f"{name} is defined nowhere the session knows; an @import failed, which may be what "
+                         f"defines it: {unread}; if {name} is a program, add {_directive(plan, step, name)}")
+            continue
         lines.append(f"{name} is not installed here" + (f" ({hint})" if hint else "") +
                      f"; to skip this workshop where it is missing, with a preflight message, add "
                      f"{_directive(plan, step, name)}")
