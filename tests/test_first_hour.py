@@ -64,7 +64,8 @@ BROKEN = {
     "no directive": "<!-- @SHWO -->\n```bash\necho hi\n## hi\n```\n",
     "missing import": "<!-- @import no-such-helpers.md -->\n```bash\necho hi\n## hi\n```\n",
     "bash rejects": '```bash\necho "unterminated\n```\n',
-    "bash rejects, in a @SKIP section": '<!-- @SKIP -->\n```bash\nif then fi (\n```\n<!-- @SHOW -->\n```bash\necho ok\n```\n',
+    "bash rejects, in a @SKIP section": ('<!-- @SKIP -->\n```bash\nif then fi (\n```\n'
+                                         '<!-- @SHOW -->\n```bash\necho ok\n```\n'),
 }
 
 
