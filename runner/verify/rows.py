@@ -19,7 +19,8 @@ from .roles import Pins, Role, column_roles
 from .tables import EVENT_COLUMNS, Table, cells, is_events
 from .values import Mismatch
 from .volatile import Canon
-from .wildcards import ELLIPSIS, WILDCARD, Glob
+from .wildcards import ELLIPSIS, Glob, split, unescape
+from .wildcards import wild as has_wildcard
 
 MAX_DETAILS = 50
 SEP = "\x1f"  # between the cells of a row key; normalised output holds no control characters
@@ -44,7 +45,7 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
     dotted = ELLIPSIS in "\n".join(expected.rows)
     exp_raw = [r for r in expected.rows if r.strip() != ELLIPSIS] if dotted else expected.rows
     extra_allowed = len(exp_raw) < len(expected.rows)
-    exp_keys = row_keys(exp_raw, expected.starts, exp_canon, kinds)
+    exp_keys = row_keys([unescape(r) for r in exp_raw] if dotted else exp_raw, expected.starts, exp_canon, kinds)
     act_keys = row_keys(actual.rows, actual.starts, canon, kinds)
     if forgiven is not None:
         _forgive(expected, actual, exp_raw, exp_keys, act_keys, kinds, canon, exp_canon, forgiven, where)
@@ -56,7 +57,7 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
     left_exp: list[int] = []
     wild: list[int] = []
     for i, key in enumerate(exp_keys):
-        if dotted and ELLIPSIS in exp_raw[i] and WILDCARD.search(exp_raw[i]):
+        if dotted and ELLIPSIS in exp_raw[i] and has_wildcard(exp_raw[i]):
             wild.append(i)
         elif by_key.get(key):
             by_key[key] -= 1
@@ -196,8 +197,8 @@ def _row_pattern(row: tuple[str, ...], canon: Canon, kinds: Sequence[Reading]) -
     parts: list[str | Glob] = []
     for i, cell in enumerate(row):
         reading = kinds[i] if i < len(kinds) else _PLAIN
-        pieces = [_read_cell(piece, reading, canon) for piece in WILDCARD.split(cell)] if reading else [""]
-        parts.append(pieces[0] if len(pieces) == 1 else Glob(tuple(pieces), _read_cell(cell, reading, canon)))
+        pieces = [_read_cell(piece, reading, canon) for piece in split(cell)] if reading else [""]
+        parts.append(pieces[0] if len(pieces) == 1 else Glob(tuple(pieces), _read_cell(unescape(cell), reading, canon)))
 
     def matches(key: str) -> bool:
         got = key.split(SEP)
@@ -295,7 +296,7 @@ def _cell_differences(titles, label, exp_row, act_row, exp_key, act_key) -> list
     for c in range(len(exp_key)):
         if exp_key[c] != act_key[c]:
             want, got = exp_row[c], act_row[c]
-            if ELLIPSIS in want:
+            if has_wildcard(want):
                 continue
             title = titles[c] if c < len(titles) else f"column {c + 1}"
             out.append(f"{label}: {title} expected {want or '(empty)'}, got {got or '(empty)'}")
