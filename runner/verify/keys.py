@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .kinds import KINDS
 from .normalise import normalise
-from .roles import NO_PINS, Pins, Role, name_role, role_of
+from .roles import NO_PINS, Pins, Role, name_role, pinned_role, role_of
 from .tables import Table, segments
 
 _LEAD = re.compile(r' *(?:- )?"?(?P<key>[A-Za-z][\w./%()#-]*(?P<words>(?: [A-Za-z(][\w./%()#-]*){1,4})?)"?'
@@ -27,6 +27,15 @@ _VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s,;]+")
 # A value that is a point in time is all of it, spaces included (`start date: Sep 26 22:25:05 2024 GMT`).
 _WHEN = re.compile("|".join(k.pattern for k in KINDS if k.name in ("timestamp", "date")))
 _MAY_HOLD = re.compile(r"[=:]|--|[A-Za-z] +#?\d")
+# Measurements by the form of the whole line, so names and labels stay and only the number may change: a
+# Prometheus sample (`name{labels} 12`, with an optional timestamp; `name_total 12`; the `} 12` closing a
+# series whose labels span lines) and an envoy admin stat (`cluster.x.upstream_rq_200: 62`).
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|NaN|Inf)"
+_PROM_SUFFIX = r"_(?:total|count|sum|bucket|seconds|bytes|created|ratio|info)"
+_SAMPLE = re.compile(
+    rf"(?:(?P<key>[A-Za-z_:][\w:]*)\{{.*\}}|(?P<bare>[A-Za-z_:][\w:]*{_PROM_SUFFIX})|(?P<close> *\}})) "
+    rf"(?P<value>{_NUMBER})(?: -?\d+)?"
+    rf"|(?P<stat>[A-Za-z][\w-]*(?:\.[\w-]+){{2,}}): (?P<count>\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -41,6 +50,8 @@ class Keyed:
 
 def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
     """The values in `line` whose key gives them a role other than plain, left to right, none inside another."""
+    if (sample := _sample(line, pins)) is not None:
+        return [sample]
     if _MAY_HOLD.search(line) is None:
         return []
     found: list[Keyed] = []
@@ -66,6 +77,17 @@ def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
     return found
 
 
+def _sample(line: str, pins: Pins) -> Keyed | None:
+    """The number of a metrics line (`_SAMPLE`) as a measurement, unless its name was pinned `@literal`."""
+    m = _SAMPLE.fullmatch(line) if line[-1:].isalnum() else None
+    if m is None:
+        return None
+    group = "value" if m["count"] is None else "count"
+    name = m["key"] or m["bare"] or m["stat"] or "value"
+    role = Role.LITERAL if pinned_role(name, pins) is Role.LITERAL else Role.MEASURED
+    return Keyed(m.start(group), m.end(group), name, role)
+
+
 def _value_end(line: str, at: int) -> int:
     m = _VALUE.match(line, at)
     end = m.end() if m is not None else at
@@ -84,6 +106,8 @@ def key_names(lines: Sequence[str]) -> set[str]:
     """Every key the lines name, folded to lower case: what `@literal` and `@volatile` may pin."""
     names: set[str] = set()
     for line in lines:
+        if (sample := _sample(line, NO_PINS)) is not None:
+            names.add(sample.key.casefold())
         lead = _LEAD.match(line)
         if lead is not None:
             names.add(lead["key"].casefold())
