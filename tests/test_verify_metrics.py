@@ -65,3 +65,41 @@ def test_a_pinned_metric_compares_as_written():
 ])
 def test_lines_that_only_look_like_samples_stay_exact(line, other):
     assert compare_output([line], other) is not None
+
+
+DIG = """;; ANSWER SECTION:
+root.cz.\t\t600\tIN\tA\t91.213.160.188
+example.com. 300 IN MX 10 mail.example.com.
+. 518400 IN NS a.root-servers.net."""
+
+HYPERFINE = """Benchmark 1: ./old
+  Time (mean ± σ):     410.3 ms ±  19.9 ms    [User: 173.7 ms, System: 1314.5 ms]
+  Range (min … max):   389.7 ms … 452.1 ms    187 runs
+
+Summary
+  './new' ran
+    1.02 ± 0.06 times faster than './old'"""
+
+
+@pytest.mark.parametrize("text, old, new", [
+    (DIG, "\t600\t", "\t598\t"),
+    (DIG, " 300 IN MX", " 12 IN MX"),
+    (DIG, " 518400 IN", " 518399 IN"),
+    (HYPERFINE, "187 runs", "179 runs"),
+    (HYPERFINE, "1.02 ± 0.06", "1.10 ± 0.1"),
+])
+def test_ttls_run_counts_and_ratios_may_change(text, old, new):
+    assert compare_output(text.split("\n"), _changed(text, old, new)) is None
+
+
+@pytest.mark.parametrize("text, old, new", [
+    (DIG, "\tIN\tA\t", "\tIN\tAAAA\t"),  # the record's type
+    (DIG, "MX 10 mail", "MX 20 mail"),  # a preference is data, not a TTL
+    (DIG, "root.cz.", "root.sk."),
+    (DIG, "91.213.160.188", "91.213.160.189"),  # the address is the answer
+    (HYPERFINE, "times faster than", "times slower than"),
+    (HYPERFINE, "'./new' ran", "'./old' ran"),
+    (HYPERFINE, "187 runs", "187 runs (outliers)"),
+])
+def test_the_words_around_them_must_match(text, old, new):
+    assert compare_output(text.split("\n"), _changed(text, old, new)) is not None
