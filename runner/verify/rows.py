@@ -15,6 +15,7 @@ from itertools import repeat
 
 from .forgiven import Forgiveness
 from .kinds import star_names
+from .ordered import fallen
 from .roles import Pins, Role, column_roles
 from .tables import EVENT_COLUMNS, Table, cells, is_events
 from .values import Mismatch
@@ -50,10 +51,11 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
     if forgiven is not None:
         _forgive(expected, actual, exp_raw, exp_keys, act_keys, kinds, canon, exp_canon, forgiven, where)
 
+    fell = fallen(expected, actual, exp_raw, exp_keys, act_keys)
     # Counts, not lists of rows: which actual rows are left over is found again only when some are.
     by_key = Counter(act_keys)
     if not dotted and dict.__eq__(by_key, Counter(exp_keys)):  # Counter's own == is a loop in Python
-        return None
+        return _fell(fell)
     left_exp: list[int] = []
     wild: list[int] = []
     for i, key in enumerate(exp_keys):
@@ -75,13 +77,20 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
             else:
                 taken.add(hit)
     if not left_exp and (extra_allowed or len(exp_keys) - len(wild) + len(taken) == len(act_keys)):
-        return None
+        return _fell(fell)
     # With `...` rows the rows left over are allowed, but still name what a missing row became.
     left_act = [j for j in _left_over(act_keys, exp_keys, left_exp, wild) if j not in taken]
     if not left_exp and (extra_allowed or not left_act):
-        return None
+        return _fell(fell)
     return _report(expected, actual, exp_raw, sorted(left_exp), left_act, exp_keys, act_keys, kinds,
                    extra_allowed)
+
+
+def _fell(details: list[str]) -> Mismatch | None:
+    """The rows that matched but whose success rate fell (ordered.py), or None when none did."""
+    if not details:
+        return None
+    return Mismatch(f"{len(details)} success rate{'s' if len(details) > 1 else ''} fell", tuple(details))
 
 
 def _left_over(act_keys: Sequence[str], exp_keys: Sequence[str], left_exp: Sequence[int],
