@@ -45,20 +45,11 @@ PAIRS = sorted(REAL.glob("*.pair"))
 # Pairs the verifier gets wrong today, by the class of output it misjudges. Strict: a pair that
 # starts to agree with its label must leave this list, so the counts below stay true.
 FALSE_ACCEPTS = {  # labelled fail, the verifier passes them
-    "linkerd_stat_circuit_breaker_opened": "success rate in a `linkerd viz stat` table read as a measurement",
-    "linkerd_stat_inbound_success_fell": "success rate in a `linkerd viz stat-inbound` table read as a measurement",
-    "linkerd_stat_to_svc_breaker": "success rate in a `linkerd viz stat` table read as a measurement",
+    "linkerd_stat_circuit_breaker_opened": "a success rate that rose (6.43% to 94.74%) passes: only a fall fails",
+    "linkerd_stat_to_svc_breaker": "a success rate that rose (51.00% to 99.83%) passes: only a fall fails",
     "kthw_pod_cidr_routes_renumbered": "node addresses in a two-column IP/CIDR table read as assigned",
-    "dig_answer_other_address": "the address in a dig ANSWER record read as assigned",
 }
 FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them
-    "envoy_stats_counters_grew": "counters in envoy's `name: value` stats grew",
-    "envoy_prometheus_counter_grew": "counters in a Prometheus exposition (envoy via cilium) grew",
-    "linkerd_proxy_metrics_retries_grew": "counters after `{...}` label sets in proxy metrics grew",
-    "linkerd_proxy_metrics_series_grew": "the value after a multi-line `{ ... }` Prometheus series grew",
-    "hyperfine_single_summary_rerun": "hyperfine's run count (`187 runs`) is a measurement",
-    "hyperfine_two_commands_rerun": "hyperfine's summary ratio (`1.02 ± 0.06 times faster`) is a measurement",
-    "hyperfine_run_count": "hyperfine's run count is a measurement",
     "kubectl_diff_temp_folders": "the random LIVE-/MERGED- folders and file times of `kubectl diff`",
     "kubectl_diff_generation_change": "metadata.generation inside a `kubectl diff` hunk",
     "printenv_service_vars_other_order": "service variables from `printenv` in another order",
@@ -70,9 +61,6 @@ FALSE_REJECTS: dict[str, str] = {  # labelled pass, the verifier fails them
     "klog_kubelet_lines_later": "the pid in a journal `kubelet[937]:` prefix and the klog thread id",
     "ps_aux_container_restarted": "`ps aux` columns split wrongly when a VSZ overflows its width; PIDs and START vary",
     "git_log_graph_replayed": "abbreviated hashes in a `Merge: 7cd82db 85b2a0f` line of `git log --graph`",
-    "dig_ttl_counting_down": "the TTL of a cached dig answer counts down",
-    "dig_ttl_counting_down_again": "the TTL of a cached dig answer counts down",
-    "dig_full_second_query": "the TTL of a cached dig answer counts down",
     "certmanager_describe_certificate_order_name": "a generated name (hash suffix) inside a quoted event message",
     "certmanager_describe_issuer_other_cluster": "a server-assigned account number at the end of a status URI",
     "linkerd_traefik_annotation_quotes": "the same YAML string in single and in double quotes",

@@ -34,6 +34,7 @@ from ..verify.normalise import normalise
 from ..verify.roles import NO_PINS, Pins
 from ..verify.text import ELLIPSIS, align
 from ..verify.volatile import canon_for
+from ..verify.wildcards import escape
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
 _BLOCK_LINE = re.compile(r"\s*##")
@@ -67,7 +68,7 @@ def updated_text(text: str, edits: Sequence[OutputEdit]) -> str:
                 raise WorkshopChanged(f"line {at} is past the end of the file; was it changed during the run?")
             indent = _fence_indent(lines, at - 1)
             ending = _ending(lines[at - 1]) or eol
-            body = [_block_line(indent, line) + ending for line in new]
+            body = [_block_line(indent, line) + ending for line in _as_text(new, edit.expect)]
             if not _ending(lines[at - 1]):
                 lines[at - 1] += ending
                 body[-1] = body[-1][: -len(ending)]
@@ -108,8 +109,9 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
     if not new:
         return [(False, "")]
     exact = edit.expect == "exact"
+    written_new = _as_text(new, edit.expect)
     if len(old) != len(raw):
-        return [(False, line) for line in new]
+        return [(False, line) for line in written_new]
     # The same keys the verifier diffs, so the lines kept are those the check shows as matching.
     aligned = align(old, new, canon_for(edit.masks, builtin=not exact, pins=edit.pins),
                     canon_for(edit.masks, loose=True, pins=edit.pins), exact=exact)
@@ -123,11 +125,16 @@ def _merge(old: list[str], raw: list[str], new: list[str], edit: OutputEdit) -> 
         kept_dots = [(True, raw[i]) for i in range(i1, i2) if dots[i]]
         merged.extend(kept_dots)
         if not (kept_dots and all(dots[i1:i2])):
-            merged.extend((False, line) for line in new[j1:j2])
+            merged.extend((False, line) for line in written_new[j1:j2])
     written = [_unblock(line) if kept else line for kept, line in merged]
     if compare_output(written, "\n".join(new), expect=edit.expect, masks=edit.masks, pins=edit.pins) is not None:
-        return [(False, line) for line in new]
+        return [(False, line) for line in written_new]
     return merged
+
+
+def _as_text(lines: list[str], expect: str) -> list[str]:
+    """Output lines as `##` lines that read back as themselves: dots that would be a wildcard are escaped."""
+    return lines if expect == "exact" else [escape(line) for line in lines]
 
 
 def _check_block(lines: list[str], block: Expectation) -> None:

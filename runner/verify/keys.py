@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .kinds import KINDS
 from .normalise import normalise
-from .roles import NO_PINS, Pins, Role, name_role, role_of
+from .roles import NO_PINS, Pins, Role, name_role, pinned_role, role_of
 from .tables import Table, segments
 
 _LEAD = re.compile(r' *(?:- )?"?(?P<key>[A-Za-z][\w./%()#-]*(?P<words>(?: [A-Za-z(][\w./%()#-]*){1,4})?)"?'
@@ -27,6 +27,23 @@ _VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|[^\s,;]+")
 # A value that is a point in time is all of it, spaces included (`start date: Sep 26 22:25:05 2024 GMT`).
 _WHEN = re.compile("|".join(k.pattern for k in KINDS if k.name in ("timestamp", "date")))
 _MAY_HOLD = re.compile(r"[=:]|--|[A-Za-z] +#?\d")
+# Measurements by the form of the whole line, so the words around them stay and only the number may change:
+# a Prometheus sample (`name{labels} 12`, with an optional timestamp; `name_total 12`; the `} 12` closing a
+# series whose labels span lines), an envoy admin stat (`cluster.x.upstream_rq_200: 62`), the TTL of a DNS
+# record as dig prints it (`root.cz.  600  IN  A  91.213.160.188`, counting down in a cache), hyperfine's run
+# count (`Range (min … max): ...  187 runs`) and its summary ratio (`1.02 ± 0.06 times faster than`).
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|NaN|Inf)"
+_PROM_SUFFIX = r"_(?:total|count|sum|bucket|seconds|bytes|created|ratio|info)"
+_FORMS = re.compile(
+    rf"(?:(?P<key>[A-Za-z_:][\w:]*)\{{.*\}}|(?P<bare>[A-Za-z_:][\w:]*{_PROM_SUFFIX})|(?P<close> *\}})) "
+    rf"(?P<value>{_NUMBER})(?: -?\d+)?"
+    rf"|(?P<stat>[A-Za-z][\w-]*(?:\.[\w-]+){{2,}}): (?P<count>\d+(?:\.\d+)?)"
+    r"|(?P<record>[\w*.-]*\.)[ \t]+(?P<ttl>\d{1,10})[ \t]+(?:IN|CH|HS)[ \t]+[A-Z][A-Z0-9]*[ \t]+(?P<data>\S.*)"
+    r"|(?P<range> *Range \(min … max\):.* )(?P<runs>\d+) runs"
+    r"|(?P<summary> *)(?P<ratio>\d+(?:\.\d+)? ± \d+(?:\.\d+)?) times (?:faster|slower) than .*")
+_FORM_VALUE = {"key": "value", "bare": "value", "close": "value", "stat": "count", "record": "ttl", "range": "runs",
+               "summary": "ratio"}
+_FORM_NAME = {"close": "value", "record": "ttl", "range": "runs", "summary": "times faster"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +58,8 @@ class Keyed:
 
 def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
     """The values in `line` whose key gives them a role other than plain, left to right, none inside another."""
+    if sample := _sample(line, pins):
+        return sample
     if _MAY_HOLD.search(line) is None:
         return []
     found: list[Keyed] = []
@@ -66,6 +85,24 @@ def keyed_values(line: str, pins: Pins = NO_PINS) -> list[Keyed]:
     return found
 
 
+def _sample(line: str, pins: Pins) -> list[Keyed]:
+    """The number a line of one of the `_FORMS` measures, unless its name was pinned `@literal`.
+
+    A DNS record's data (the address, the target) is the answer: it compares as written.
+    """
+    m = _FORMS.fullmatch(line) if line else None
+    if m is None:
+        return []
+    form = next(g for g in _FORM_VALUE if m[g] is not None)
+    group = _FORM_VALUE[form]
+    name = _FORM_NAME.get(form) or m[form]
+    role = Role.LITERAL if pinned_role(name, pins) is Role.LITERAL else Role.MEASURED
+    found = [Keyed(m.start(group), m.end(group), name, role)]
+    if form == "record":
+        found.append(Keyed(m.start("data"), m.end("data"), "data", Role.LITERAL))
+    return found
+
+
 def _value_end(line: str, at: int) -> int:
     m = _VALUE.match(line, at)
     end = m.end() if m is not None else at
@@ -84,6 +121,7 @@ def key_names(lines: Sequence[str]) -> set[str]:
     """Every key the lines name, folded to lower case: what `@literal` and `@volatile` may pin."""
     names: set[str] = set()
     for line in lines:
+        names.update(k.key.casefold() for k in _sample(line, NO_PINS))
         lead = _LEAD.match(line)
         if lead is not None:
             names.add(lead["key"].casefold())

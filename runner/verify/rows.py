@@ -15,11 +15,13 @@ from itertools import repeat
 
 from .forgiven import Forgiveness
 from .kinds import star_names
+from .ordered import fallen
 from .roles import Pins, Role, column_roles
 from .tables import EVENT_COLUMNS, Table, cells, is_events
 from .values import Mismatch
 from .volatile import Canon
-from .wildcards import ELLIPSIS, WILDCARD, Glob
+from .wildcards import ELLIPSIS, Glob, split, unescape
+from .wildcards import wild as has_wildcard
 
 MAX_DETAILS = 50
 SEP = "\x1f"  # between the cells of a row key; normalised output holds no control characters
@@ -44,19 +46,20 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
     dotted = ELLIPSIS in "\n".join(expected.rows)
     exp_raw = [r for r in expected.rows if r.strip() != ELLIPSIS] if dotted else expected.rows
     extra_allowed = len(exp_raw) < len(expected.rows)
-    exp_keys = row_keys(exp_raw, expected.starts, exp_canon, kinds)
+    exp_keys = row_keys([unescape(r) for r in exp_raw] if dotted else exp_raw, expected.starts, exp_canon, kinds)
     act_keys = row_keys(actual.rows, actual.starts, canon, kinds)
     if forgiven is not None:
         _forgive(expected, actual, exp_raw, exp_keys, act_keys, kinds, canon, exp_canon, forgiven, where)
 
+    fell = fallen(expected, actual, exp_raw, exp_keys, act_keys)
     # Counts, not lists of rows: which actual rows are left over is found again only when some are.
     by_key = Counter(act_keys)
     if not dotted and dict.__eq__(by_key, Counter(exp_keys)):  # Counter's own == is a loop in Python
-        return None
+        return _fell(fell)
     left_exp: list[int] = []
     wild: list[int] = []
     for i, key in enumerate(exp_keys):
-        if dotted and ELLIPSIS in exp_raw[i] and WILDCARD.search(exp_raw[i]):
+        if dotted and ELLIPSIS in exp_raw[i] and has_wildcard(exp_raw[i]):
             wild.append(i)
         elif by_key.get(key):
             by_key[key] -= 1
@@ -74,13 +77,20 @@ def compare_table(expected: Table, actual: Table, canon: Canon, volatile_columns
             else:
                 taken.add(hit)
     if not left_exp and (extra_allowed or len(exp_keys) - len(wild) + len(taken) == len(act_keys)):
-        return None
+        return _fell(fell)
     # With `...` rows the rows left over are allowed, but still name what a missing row became.
     left_act = [j for j in _left_over(act_keys, exp_keys, left_exp, wild) if j not in taken]
     if not left_exp and (extra_allowed or not left_act):
-        return None
+        return _fell(fell)
     return _report(expected, actual, exp_raw, sorted(left_exp), left_act, exp_keys, act_keys, kinds,
                    extra_allowed)
+
+
+def _fell(details: list[str]) -> Mismatch | None:
+    """The rows that matched but whose success rate fell (ordered.py), or None when none did."""
+    if not details:
+        return None
+    return Mismatch(f"{len(details)} success rate{'s' if len(details) > 1 else ''} fell", tuple(details))
 
 
 def _left_over(act_keys: Sequence[str], exp_keys: Sequence[str], left_exp: Sequence[int],
@@ -196,8 +206,8 @@ def _row_pattern(row: tuple[str, ...], canon: Canon, kinds: Sequence[Reading]) -
     parts: list[str | Glob] = []
     for i, cell in enumerate(row):
         reading = kinds[i] if i < len(kinds) else _PLAIN
-        pieces = [_read_cell(piece, reading, canon) for piece in WILDCARD.split(cell)] if reading else [""]
-        parts.append(pieces[0] if len(pieces) == 1 else Glob(tuple(pieces), _read_cell(cell, reading, canon)))
+        pieces = [_read_cell(piece, reading, canon) for piece in split(cell)] if reading else [""]
+        parts.append(pieces[0] if len(pieces) == 1 else Glob(tuple(pieces), _read_cell(unescape(cell), reading, canon)))
 
     def matches(key: str) -> bool:
         got = key.split(SEP)
@@ -295,7 +305,7 @@ def _cell_differences(titles, label, exp_row, act_row, exp_key, act_key) -> list
     for c in range(len(exp_key)):
         if exp_key[c] != act_key[c]:
             want, got = exp_row[c], act_row[c]
-            if ELLIPSIS in want:
+            if has_wildcard(want):
                 continue
             title = titles[c] if c < len(titles) else f"column {c + 1}"
             out.append(f"{label}: {title} expected {want or '(empty)'}, got {got or '(empty)'}")

@@ -15,7 +15,7 @@ from .kinds import describe
 from .structure import declared_lines
 from .values import Mismatch
 from .volatile import Canon
-from .wildcards import ANY_LINES, ELLIPSIS, WILDCARD, Glob, Matcher, match_lines
+from .wildcards import ANY_LINES, ELLIPSIS, Glob, Matcher, match_lines, split, unescape
 
 _PADDING = re.compile(r"(?<=\S) {2,}(?=\S)")
 MAX_NOTES = 10
@@ -36,12 +36,12 @@ def keys(lines: Sequence[str], canon: Canon, *, padding: bool = True) -> list[st
 
 def matchers(lines: Sequence[str], canon: Canon) -> list[Matcher]:
     """How each expected line matches: a key to equal, a glob for `...` inside, or any lines."""
-    literal = keys(lines, canon)
+    literal = keys([unescape(line) for line in lines], canon)
     out: list[Matcher] = list(literal)
     for i, line in enumerate(lines):
         if line.strip() == ELLIPSIS:
             out[i] = ANY_LINES
-        elif ELLIPSIS in line and len(pieces := WILDCARD.split(line)) > 1:
+        elif ELLIPSIS in line and len(pieces := split(line)) > 1:
             out[i] = Glob(tuple(keys(pieces, canon)), literal[i])
     return out
 

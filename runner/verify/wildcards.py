@@ -17,6 +17,53 @@ from dataclasses import dataclass
 ELLIPSIS = "..."
 # `...` inside a line stands for any text, except between two digits: `1839...0871` is an abbreviated serial.
 WILDCARD = re.compile(r"(?<!\d)\.\.\.|\.\.\.(?!\d)")
+# A backslash before a run of dots makes it text (`Checking config\... ok`); one backslash is removed when read.
+_ESCAPED = r"\\+\.{3,}"
+_TOKEN = re.compile(f"{_ESCAPED}|{WILDCARD.pattern}")
+_RUN = re.compile(r"\\*\.{3,}")
+
+
+def split(line: str) -> list[str]:
+    """The text between the line's `...` wildcards, escaped dots read as text; one piece when it has none."""
+    if ELLIPSIS not in line:
+        return [line]
+    pieces, at, text = [], 0, ""
+    for m in _TOKEN.finditer(line):
+        text += line[at : m.start()]
+        if m.group().startswith("\\"):
+            text += m.group()[1:]
+        else:
+            pieces.append(text)
+            text = ""
+        at = m.end()
+    pieces.append(text + line[at:])
+    return pieces
+
+
+def wild(line: str) -> bool:
+    """Whether `...` inside the line is a wildcard, not escaped dots or digits' abbreviation."""
+    return len(split(line)) > 1
+
+
+def unescape(line: str) -> str:
+    """The line as text, escaped dots read as dots (its wildcards left as they are)."""
+    return line if "\\." not in line else re.sub(_ESCAPED, lambda m: m.group()[1:], line)
+
+
+def escape(line: str) -> str:
+    """Output text written so it reads back as itself: dots that would be a wildcard, or follow a backslash, escaped."""
+    if ELLIPSIS not in line:
+        return line
+    starts = {m.start() for m in WILDCARD.finditer(line)}
+
+    def one(m: re.Match[str]) -> str:
+        dots = m.group().lstrip("\\")
+        first = m.end() - len(dots)
+        if dots != m.group() or any(first <= s < m.end() for s in starts):
+            return "\\" + m.group()
+        return m.group()
+
+    return _RUN.sub(one, line)
 
 
 @dataclass(frozen=True)
