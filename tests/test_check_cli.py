@@ -344,7 +344,8 @@ def test_update_says_updated_and_its_ending_says_what_is_left_failing(demorun, w
         """)
     result = demorun("check", "--update", path)
     assert result.exit_code == 1  # `false` still fails: no ## block can fix it
-    assert f"FAIL {path}  1 passed, 2 failed, 0 skipped" in result.output  # as checked, before the update
+    # As the summary counts it: the blocks to be written are updated, not failed.
+    assert f"FAIL {path}  0 passed, 1 failed, 0 skipped, 2 updated" in result.output
     assert "(2 ## block(s) out of date)" in result.output
     summary = result.output[result.output.index(f"updated {path}"):]
     assert f"UPDATED {path}:2  echo one  (## block at {path}:3 rewritten with the real output)" in summary

@@ -326,23 +326,21 @@ def _progress(check: FileCheck, redact: Redactor, update: bool) -> None:
     report = check.report
     if not check.said and report.findings:
         _say_before(report.file, report.findings, done=True)
-    lines = file_progress_lines(report)
+    fixable: list[StepResult] = []
     if update and check.config is not None:
         options = verify_options(check.config)
         fixable = [r for r in report.results if _edit_for(r, options, redact) is not None]
-        lines[0] += f"  ({len(fixable)} ## block(s) out of date)" if fixable else ""
-        if _becomes_updated(report, fixable):  # its word comes once written: UPDATED, or FAIL if refused
+    # The blocks to be written count as updated, not failed, as the summary counts them once written.
+    fixed = {id(r) for r in fixable}
+    shown = dataclasses.replace(report, results=tuple(
+        dataclasses.replace(r, verdict=dataclasses.replace(r.verdict, status=Status.UPDATED)) if id(r) in fixed else r
+        for r in report.results))
+    lines = file_progress_lines(shown)
+    if fixable:
+        lines[0] += f"  ({len(fixable)} ## block(s) out of date)"
+        if file_status(shown) is not Status.FAIL:  # its word comes once written: UPDATED, or FAIL if refused
             lines[0] = "checked " + lines[0].split(" ", 1)[1]
     _echo(redact("\n".join(lines)))
-
-
-def _becomes_updated(report: FileReport, fixable: Sequence[StepResult]) -> bool:
-    """Whether writing the `fixable` blocks would make the file UPDATED: nothing else fails it, so
-    the word it has now (FAIL for a block that differs, PASS for a command with none) is not its last."""
-    fixed = {id(r) for r in fixable}
-    return bool(fixed) and file_status(
-        dataclasses.replace(report, results=tuple(r for r in report.results if id(r) not in fixed))) \
-        is not Status.FAIL
 
 
 def skips_failed(report: FileReport) -> FileReport:
