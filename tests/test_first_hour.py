@@ -139,6 +139,64 @@ def test_a_malformed_glob_is_a_configuration_error(demorun, tmp_path, glob):
         result.output
 
 
+FOLDER_GLOBS = ["drafts/", "drafts", "./drafts/", "docs/drafts/", "./docs/drafts", "docs/drafts/**", "**/drafts"]
+
+
+@pytest.mark.parametrize("glob", FOLDER_GLOBS)
+def test_a_configured_glob_naming_a_folder_leaves_out_everything_below_it(demorun, tmp_path, glob):
+    docs = _docs(tmp_path, f'exclude = ["{glob}"]')
+    (docs / "drafts" / "deeper").mkdir()
+    (docs / "drafts" / "deeper" / "more.md").write_text(TOUR)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", str(docs))
+    assert result.exit_code == 0, result.output
+    assert f"drafts/next.md: left out: matches exclude {glob!r}" in result.output
+    assert f"drafts/deeper/more.md: left out: matches exclude {glob!r}" in result.output
+    assert f"PASS {docs}/tour.md" in result.output
+
+
+@pytest.mark.parametrize("glob", [*FOLDER_GLOBS, "docs/", "docs", "./docs"])
+def test_check_exclude_naming_a_folder_leaves_out_everything_below_it(demorun, tmp_path, monkeypatch, glob):
+    _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", "--exclude", glob, ".")
+    left_out = "docs/drafts/next.md: left out: matches --exclude"
+    if glob.strip("./") == "docs":
+        assert result.exit_code == 2, result.output
+        assert result.output.splitlines()[-1] == (
+            "demorun: no workshops in '.': the globs left out all 3 file(s) with a bash fence "
+            f"(--exclude 'INSTALL.md': 1, --exclude {glob!r}: 2; `check -v` lists them)")
+    else:
+        assert result.exit_code == 0 and left_out in result.output and "PASS ./docs/tour.md" in result.output, \
+            result.output
+
+
+def test_a_folder_glob_with_a_trailing_slash_names_folders_only(demorun, tmp_path, monkeypatch):
+    _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", "--exclude", "tour.md/", "docs")
+    assert "docs/tour.md: taken" in result.output, result.output
+
+
+@pytest.mark.parametrize("glob", ["", " ", "/abs/*.md", "../up.md", "docs/../x"])
+def test_a_malformed_check_exclude_is_refused_as_the_configured_one_is(demorun, tmp_path, monkeypatch, glob):
+    docs = _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "--exclude", glob, "docs")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [f"demorun: --exclude {glob!r}: expected a glob relative to the "
+                                                  "current folder"]
+    assert not (docs / "installed").exists()
+
+
+def test_when_the_configured_globs_leave_out_every_file_the_error_names_them(demorun, tmp_path):
+    docs = _docs(tmp_path, 'include = ["docs/drafts/*.md"]\nexclude = ["next.md"]')
+    result = demorun("check", str(docs))
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines() == [
+        f"demorun: no workshops in {str(docs)!r}: the globs left out all 1 file(s) with a bash fence "
+        "(exclude 'next.md' (pyproject.toml): 1; `check -v` lists them)"]
+
+
 # Every line says one thing.
 
 @pytest.mark.parametrize(("text", "counts"), [("```bash\necho new\n## old\n```\n", "0 passed, 1 failed"),
