@@ -48,7 +48,7 @@ def find_workshops(paths: list[str], *, scripts: bool, exclude: Sequence[str] = 
             if not below and choices:
                 raise ParseError(f"no workshops in {path!r}: {_left_out(choices)}")
             if not below:
-                kinds = "*.md with a bash fence, no *.sh" if scripts else "*.md with a bash fence"
+                kinds = "*.md with a command in a bash fence" + (", no *.sh" if scripts else "")
                 others = len(not_workshops([path]))
                 besides = f"; {others} Markdown file(s) without one: `check -v` says why" if others else ""
                 raise ParseError(f"no workshops in {path!r} (no {kinds}{besides})")
@@ -176,7 +176,30 @@ def is_workshop(path: str, scripts: bool) -> bool:
     if not path.lower().endswith(".md") or not _regular(path):
         return False
     data = _head(path)
-    return data is None or has_runnable_fence(data)
+    return data is None or has_runnable_fence(data) and _has_command(data, path)
+
+
+def _has_command(data: bytes, path: str) -> bool:
+    """Whether the runnable fences hold a command (or it imports some), as the parser reads them: a
+    fence holding only comments, or one inside an HTML comment, makes no workshop. check's later
+    verdict uses the same reading, so `check -v` gives each file one line."""
+    from .parse.directives import SHELL_NAMES
+    from .parse.items import BlockItem, CommandItem, DirectiveItem
+    from .parse.markdown import scan_markdown
+    from .parse.source import decode, split_lines
+
+    try:
+        items = scan_markdown(split_lines(decode(data, path)), path)[0]
+    except ParseError:
+        return True  # not text: the parser will say why, once the file is taken
+    while items:
+        item = items.pop()
+        if isinstance(item, CommandItem) or isinstance(item, DirectiveItem) and \
+                (item.name == "import" or item.name in SHELL_NAMES):
+            return True
+        if isinstance(item, BlockItem):
+            items += item.body
+    return False
 
 
 def _regular(path: str) -> bool:

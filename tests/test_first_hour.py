@@ -197,6 +197,38 @@ def test_when_the_configured_globs_leave_out_every_file_the_error_names_them(dem
         "(exclude 'next.md' (pyproject.toml): 1; `check -v` lists them)"]
 
 
+NO_COMMAND = {"a fence of comments": "# Notes\n```bash\n# only a comment\n\n```\n",
+              "a fence in an HTML comment": "<!--\n```bash\necho hidden\n```\n-->\n",
+              "a macro of comments": "<!-- @macro m -->\n```bash\n# nothing\n```\n<!-- @end -->\n"}
+
+
+@pytest.mark.parametrize("text", NO_COMMAND.values(), ids=NO_COMMAND.keys())
+def test_check_v_gives_a_file_without_a_command_one_line_and_one_reason(demorun, workshop, tmp_path,
+                                                                          monkeypatch, text):
+    workshop(text, "empty.md")
+    workshop("```bash\necho hi\n## hi\n```\n", "tour.md")
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", ".")
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("demorun: ./empty.md")]
+    assert len(said) == 1 and said[0].startswith("demorun: ./empty.md: not a workshop: no runnable command"), said
+    assert "demorun: ./tour.md: taken: Markdown with a runnable fence" in result.output
+
+
+def test_a_folder_of_files_without_a_command_says_why_for_each_and_counts_them(demorun, workshop, tmp_path,
+                                                                                 monkeypatch):
+    for k, text in enumerate(NO_COMMAND.values()):
+        workshop(text, f"empty{k}.md")
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", ".")
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert [line.split(":")[1] for line in lines[:-1]] == [" ./empty0.md", " ./empty1.md", " ./empty2.md"], lines
+    assert all("not a workshop" in line for line in lines[:-1])
+    assert lines[-1] == ("demorun: no workshops in '.' (no *.md with a command in a bash fence; 3 Markdown file(s) "
+                         "without one: `check -v` says why)")
+
+
 # Every line says one thing.
 
 @pytest.mark.parametrize(("text", "counts"), [("```bash\necho new\n## old\n```\n", "0 passed, 1 failed"),

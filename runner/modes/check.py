@@ -296,7 +296,10 @@ def _find(paths: list[str], exclude: Sequence[str], verbose: bool) -> list[tuple
     try:
         found = find_workshops(paths, scripts=False, exclude=exclude, said=chosen)
         _say_left_out(paths, verbose, {file for file, _ in found})
-    finally:  # the globs may have left out every file: -v says which did, before the error
+    except ParseError:  # no workshop in a folder: -v says why for each file, before the error
+        _say_left_out(paths, verbose, set())
+        raise
+    finally:
         if verbose:
             for choice in chosen:
                 _echo(visible(f"demorun: {choice.file}: {'taken' if choice.taken else 'left out'}: {choice.why}"),
