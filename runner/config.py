@@ -96,8 +96,9 @@ def _build(source: str, table: dict) -> Config:
     include, exclude = (_string_list(table, key, bad) for key in ("include", "exclude"))
     for key, globs in (("include", include), ("exclude", exclude)):
         for glob in globs:
-            if not glob.strip() or glob.startswith("/") or ".." in glob.split("/"):
-                raise bad(key, f"{glob!r}: expected a glob relative to {os.path.dirname(source) or '.'}")
+            problem = glob_problem(glob, os.path.dirname(source) or ".")
+            if problem:
+                raise bad(key, problem)
 
     env = table.get("env", {})
     if not isinstance(env, dict):
@@ -119,6 +120,14 @@ def _build(source: str, table: dict) -> Config:
         include=tuple(include),
         exclude=tuple(exclude),
     )
+
+
+def glob_problem(glob: str, where: str) -> str | None:
+    """Why `glob` cannot name files below `where` (empty, absolute, or going up), or None:
+    the same for `include`, `exclude` and `check --exclude`."""
+    if not glob.strip() or glob.startswith("/") or ".." in glob.split("/"):
+        return f"{glob!r}: expected a glob relative to {where}"
+    return None
 
 
 def _duration(table: dict, key: str, bad) -> float | None:

@@ -32,12 +32,23 @@ def find_workshops(paths: list[str], *, scripts: bool, exclude: Sequence[str] = 
     them all; check runs a folder's Markdown only, since the scripts beside workshops are mostly
     helpers they import or setup scripts that must not run on their own. `said` collects a
     Choice for each file of a folder taken or left out by a glob."""
+    if exclude:
+        from .config import ConfigError, glob_problem
+
+        problem = next(filter(None, (glob_problem(glob, "the current folder") for glob in exclude)), None)
+        if problem:
+            raise ConfigError(f"--exclude {problem}")
     found: list[tuple[str, bool]] = []
     for path in paths:
         if os.path.isdir(path):
-            below = _chosen(path, scripts, exclude, said)
+            choices: list[Choice] = []
+            below = _chosen(path, scripts, exclude, choices)
+            if said is not None:
+                said += choices
+            if not below and choices:
+                raise ParseError(f"no workshops in {path!r}: {_left_out(choices)}")
             if not below:
-                kinds = "*.md with a bash fence, no *.sh" if scripts else "*.md with a bash fence"
+                kinds = "*.md with a command in a bash fence" + (", no *.sh" if scripts else "")
                 others = len(not_workshops([path]))
                 besides = f"; {others} Markdown file(s) without one: `check -v` says why" if others else ""
                 raise ParseError(f"no workshops in {path!r} (no {kinds}{besides})")
@@ -47,6 +58,16 @@ def find_workshops(paths: list[str], *, scripts: bool, exclude: Sequence[str] = 
         else:
             raise ParseError(f"no such file or folder: {path!r}")
     return list(dict.fromkeys(found))
+
+
+def _left_out(choices: list[Choice]) -> str:
+    """How many workshops the globs left out, and which settings did it (every file was)."""
+    by: dict[str, int] = {}
+    for choice in choices:
+        setting = choice.why.removeprefix("matches ")
+        by[setting] = by.get(setting, 0) + 1
+    settings = ", ".join(f"{setting}: {n}" for setting, n in by.items())
+    return f"the globs left out all {len(choices)} file(s) with a bash fence ({settings}; `check -v` lists them)"
 
 
 def _chosen(folder: str, scripts: bool, exclude: Sequence[str], said: list[Choice] | None) -> list[str]:
@@ -79,13 +100,18 @@ def _chosen(folder: str, scripts: bool, exclude: Sequence[str], said: list[Choic
 
 def matches(glob: str, path: str) -> bool:
     """Whether `path` (relative, `/`-separated) matches `glob`: `*` and `?` within one folder's
-    names, `**` across folders, `[...]` as in fnmatch; a glob with no `/` matches a file's name
-    in any folder (`INSTALL.md`, `*.draft.md`), and a glob naming a folder matches what is below it."""
-    path = path.replace(os.sep, "/").removeprefix("./")
-    glob = glob.removeprefix("./").rstrip("/")
-    if "/" not in glob:
-        return bool(re.fullmatch(_regex(glob), os.path.basename(path)))
-    return bool(re.fullmatch(_regex(glob) + "(?:/.*)?", path))
+    names, `**` across folders, `[...]` as in fnmatch. As in .gitignore, a glob with no `/` but a
+    trailing one matches a file's or a folder's name at any depth (`INSTALL.md`, `*.draft.md`,
+    `drafts`), one with an inner `/` is read from the top (`docs/drafts`), and a glob naming a
+    folder matches everything below it; a trailing `/` (`drafts/`) names folders only."""
+    parts = path.replace(os.sep, "/").split("/")
+    while parts and parts[0] in (".", ".."):
+        parts.pop(0)  # `--exclude` is read from here: the way up to a folder given is no name of it
+    path = "/".join(parts)
+    folders_only = glob.endswith("/")
+    glob = glob.removeprefix("./").strip("/")
+    anywhere = "" if "/" in glob else "(?:.*/)?"
+    return bool(re.fullmatch(anywhere + _regex(glob) + ("/.*" if folders_only else "(?:/.*)?"), path))
 
 
 def _regex(glob: str) -> str:
@@ -150,7 +176,30 @@ def is_workshop(path: str, scripts: bool) -> bool:
     if not path.lower().endswith(".md") or not _regular(path):
         return False
     data = _head(path)
-    return data is None or has_runnable_fence(data)
+    return data is None or has_runnable_fence(data) and _has_command(data, path)
+
+
+def _has_command(data: bytes, path: str) -> bool:
+    """Whether the runnable fences hold a command (or it imports some), as the parser reads them: a
+    fence holding only comments, or one inside an HTML comment, makes no workshop. check's later
+    verdict uses the same reading, so `check -v` gives each file one line."""
+    from .parse.directives import SHELL_NAMES
+    from .parse.items import BlockItem, CommandItem, DirectiveItem
+    from .parse.markdown import scan_markdown
+    from .parse.source import decode, split_lines
+
+    try:
+        items = scan_markdown(split_lines(decode(data, path)), path)[0]
+    except ParseError:
+        return True  # not text: the parser will say why, once the file is taken
+    while items:
+        item = items.pop()
+        if isinstance(item, CommandItem) or isinstance(item, DirectiveItem) and \
+                (item.name == "import" or item.name in SHELL_NAMES):
+            return True
+        if isinstance(item, BlockItem):
+            items += item.body
+    return False
 
 
 def _regular(path: str) -> bool:

@@ -157,6 +157,96 @@ def test_a_malformed_glob_is_a_configuration_error(demorun, tmp_path, glob):
         result.output
 
 
+FOLDER_GLOBS = ["drafts/", "drafts", "./drafts/", "docs/drafts/", "./docs/drafts", "docs/drafts/**", "**/drafts"]
+
+
+@pytest.mark.parametrize("glob", FOLDER_GLOBS)
+def test_a_configured_glob_naming_a_folder_leaves_out_everything_below_it(demorun, tmp_path, glob):
+    docs = _docs(tmp_path, f'exclude = ["{glob}"]')
+    (docs / "drafts" / "deeper").mkdir()
+    (docs / "drafts" / "deeper" / "more.md").write_text(TOUR)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", str(docs))
+    assert result.exit_code == 0, result.output
+    assert f"drafts/next.md: left out: matches exclude {glob!r}" in result.output
+    assert f"drafts/deeper/more.md: left out: matches exclude {glob!r}" in result.output
+    assert f"PASS {docs}/tour.md" in result.output
+
+
+@pytest.mark.parametrize("glob", [*FOLDER_GLOBS, "docs/", "docs", "./docs"])
+def test_check_exclude_naming_a_folder_leaves_out_everything_below_it(demorun, tmp_path, monkeypatch, glob):
+    _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", "--exclude", glob, ".")
+    left_out = "docs/drafts/next.md: left out: matches --exclude"
+    if glob.strip("./") == "docs":
+        assert result.exit_code == 2, result.output
+        assert result.output.splitlines()[-1] == (
+            "demorun: no workshops in '.': the globs left out all 3 file(s) with a bash fence "
+            f"(--exclude 'INSTALL.md': 1, --exclude {glob!r}: 2; `check -v` lists them)")
+    else:
+        assert result.exit_code == 0 and left_out in result.output and "PASS ./docs/tour.md" in result.output, \
+            result.output
+
+
+def test_a_folder_glob_with_a_trailing_slash_names_folders_only(demorun, tmp_path, monkeypatch):
+    _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", "--exclude", "INSTALL.md", "--exclude", "tour.md/", "docs")
+    assert "docs/tour.md: taken" in result.output, result.output
+
+
+@pytest.mark.parametrize("glob", ["", " ", "/abs/*.md", "../up.md", "docs/../x"])
+def test_a_malformed_check_exclude_is_refused_as_the_configured_one_is(demorun, tmp_path, monkeypatch, glob):
+    docs = _docs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "--exclude", glob, "docs")
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [f"demorun: --exclude {glob!r}: expected a glob relative to the "
+                                                  "current folder"]
+    assert not (docs / "installed").exists()
+
+
+def test_when_the_configured_globs_leave_out_every_file_the_error_names_them(demorun, tmp_path):
+    docs = _docs(tmp_path, 'include = ["docs/drafts/*.md"]\nexclude = ["next.md"]')
+    result = demorun("check", str(docs))
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines() == [
+        f"demorun: no workshops in {str(docs)!r}: the globs left out all 1 file(s) with a bash fence "
+        "(exclude 'next.md' (pyproject.toml): 1; `check -v` lists them)"]
+
+
+NO_COMMAND = {"a fence of comments": "# Notes\n```bash\n# only a comment\n\n```\n",
+              "a fence in an HTML comment": "<!--\n```bash\necho hidden\n```\n-->\n",
+              "a macro of comments": "<!-- @macro m -->\n```bash\n# nothing\n```\n<!-- @end -->\n"}
+
+
+@pytest.mark.parametrize("text", NO_COMMAND.values(), ids=NO_COMMAND.keys())
+def test_check_v_gives_a_file_without_a_command_one_line_and_one_reason(demorun, workshop, tmp_path,
+                                                                          monkeypatch, text):
+    workshop(text, "empty.md")
+    workshop("```bash\necho hi\n## hi\n```\n", "tour.md")
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", ".")
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("demorun: ./empty.md")]
+    assert len(said) == 1 and said[0].startswith("demorun: ./empty.md: not a workshop: no runnable command"), said
+    assert "demorun: ./tour.md: taken: Markdown with a runnable fence" in result.output
+
+
+def test_a_folder_of_files_without_a_command_says_why_for_each_and_counts_them(demorun, workshop, tmp_path,
+                                                                                 monkeypatch):
+    for k, text in enumerate(NO_COMMAND.values()):
+        workshop(text, f"empty{k}.md")
+    monkeypatch.chdir(tmp_path)
+    result = demorun("check", "-v", ".")
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert [line.split(":")[1] for line in lines[:-1]] == [" ./empty0.md", " ./empty1.md", " ./empty2.md"], lines
+    assert all("not a workshop" in line for line in lines[:-1])
+    assert lines[-1] == ("demorun: no workshops in '.' (no *.md with a command in a bash fence; 3 Markdown file(s) "
+                         "without one: `check -v` says why)")
+
+
 # Every line says one thing.
 
 @pytest.mark.parametrize("text", ["```bash\necho new\n## old\n```\n", "```bash\necho new\n```\n"])

@@ -293,12 +293,17 @@ def _lay_out(files: list[str], shard: tuple[int, int] | None, *, no_init: bool) 
 def _find(paths: list[str], exclude: Sequence[str], verbose: bool) -> list[tuple[str, bool]]:
     """The workshops to check (docs/ci.md#which-files); with -v, each file a folder gave and why."""
     chosen: list[Choice] = []
-    found = find_workshops(paths, scripts=False, exclude=exclude, said=chosen)
-    _say_left_out(paths, verbose, {file for file, _ in found})
-    if verbose:
-        for choice in chosen:
-            _echo(visible(f"demorun: {choice.file}: {'taken' if choice.taken else 'left out'}: {choice.why}"),
-                  err=True)
+    try:
+        found = find_workshops(paths, scripts=False, exclude=exclude, said=chosen)
+        _say_left_out(paths, verbose, {file for file, _ in found})
+    except ParseError:  # no workshop in a folder: -v says why for each file, before the error
+        _say_left_out(paths, verbose, set())
+        raise
+    finally:
+        if verbose:
+            for choice in chosen:
+                _echo(visible(f"demorun: {choice.file}: {'taken' if choice.taken else 'left out'}: {choice.why}"),
+                      err=True)
     return found
 
 
