@@ -127,7 +127,7 @@ class WorkshopFile(pytest.File):
         from .config import load_config
         from .errors import DemorunError
         from .model import Kind
-        from .modes.preamble import nothing_to_run, said_before, start_findings
+        from .modes.preamble import never_run_syntax_findings, nothing_to_run, said_before, start_findings
         from .modes.setup import load_plan
 
         options = self.config.stash[_OPTIONS]
@@ -140,9 +140,12 @@ class WorkshopFile(pytest.File):
             return
         # A folder's files with nothing to run are not workshops; one named is said to be empty.
         empty = nothing_to_run(self.plan) if os.path.abspath(self.path) in options.roots else None
-        for line in said_before(self.plan.file, start_findings(self.plan), empty,
-                                goes_on="its commands run all the same"):
+        findings = start_findings(self.plan) + tuple(never_run_syntax_findings(self.plan))
+        for line in said_before(self.plan.file, (), empty, goes_on=""):
             self.warn(DemorunWarning(line))
+        if findings:  # as `check` does: the file fails on them, and its commands run all the same
+            lines = said_before(self.plan.file, findings, None, goes_on="its commands run all the same")
+            yield LintErrors.from_parent(self, name="lint", message="\n".join(lines))
         names: set[str] = set()
         for index, step in enumerate(self.plan.steps):
             if step.kind is Kind.COMMAND:
@@ -342,6 +345,23 @@ class BrokenWorkshop(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, "workshop"
+
+
+class LintErrors(pytest.Item):
+    """A workshop's lint errors, as `check` says them before it runs the file: one test that fails."""
+
+    def __init__(self, *, message: str, **kwargs):
+        super().__init__(**kwargs)
+        self.message = message
+
+    def runtest(self) -> None:
+        raise WorkshopError(self.message)
+
+    def repr_failure(self, excinfo, style=None):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, None, "lint"
 
 
 class WorkshopError(Exception):

@@ -258,12 +258,14 @@ def test_lint_errors_and_an_empty_file_show_in_the_summary_without_rs(pytester):
         """)
     _write(pytester, "notes.md", "# Notes\n\n```console\n$ echo hi\n```\n")
     result = _run(pytester, "--demorun", "typo.md", "notes.md")
-    result.assert_outcomes(passed=1, skipped=1, warnings=3)  # @SHWO itself is skipped, as `check` leaves it out
+    # As `check` does: the lint error fails the file (a test of its own), and its commands still run.
+    result.assert_outcomes(passed=1, failed=1, skipped=1, warnings=1)  # @SHWO itself is skipped
     result.stdout.fnmatch_lines([
-        "*DemorunWarning: typo.md:1: error: '@SHWO' is no directive*did you mean @SHOW?*unknown-directive*",
+        "*typo.md:1: error: '@SHWO' is no directive*did you mean @SHOW?*unknown-directive*",
         "*DemorunWarning: notes.md: nothing to run: line 3: ```console fence is not run; use ```bash",
     ], consecutive=False)
-    strict = _run(pytester, "--demorun", "typo.md", "-W", "error::runner.pytest_plugin.DemorunWarning")
+    result.stdout.fnmatch_lines(["FAILED typo.md::lint*"])
+    strict = _run(pytester, "--demorun", "notes.md", "-W", "error::runner.pytest_plugin.DemorunWarning")
     assert strict.ret != 0
 
 
