@@ -1,0 +1,38 @@
+"""Edges of the authoring directives: hidden setup that fails, file-only workshops, @wait-for's
+colours and exit status, sections of the same name, through the command line."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize("mode", ["run", "check"])
+def test_hidden_setup_that_fails_before_its_never_ending_command_fails(demorun, workshop, mode):
+    result = demorun(mode, "--from", "Target", workshop("""
+        <!-- @SHOW -->
+        ## Setup
+
+        ```bash
+        ls /nonexistent-demorun && tail -f /dev/null
+        ```
+
+        ## Target
+
+        ```bash
+        echo target
+        ```
+        """))
+    assert result.exit_code == 1, result.output
+    assert "ls /nonexistent-demorun" in result.output
+
+
+def test_no_setup_line_when_nothing_ran_before_the_section(demorun, workshop):
+    result = demorun("check", "--from", "Only", workshop("""
+        # Only
+
+        ```bash
+        echo hi
+        ## hi
+        ```
+        """))
+    assert result.exit_code == 0, result.output
+    assert "ran hidden as setup" not in result.output
