@@ -2,6 +2,8 @@
 colours and exit status, sections of the same name, through the command line."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -36,3 +38,18 @@ def test_no_setup_line_when_nothing_ran_before_the_section(demorun, workshop):
         """))
     assert result.exit_code == 0, result.output
     assert "ran hidden as setup" not in result.output
+
+
+@pytest.mark.parametrize("mode", ["run", "check"])
+def test_a_workshop_of_file_fences_only_writes_its_files(demorun, workshop, mode):
+    path = workshop("""
+        # Files
+
+        ```yaml file=out/pod.yaml
+        kind: Pod
+        ```
+        """)
+    result = demorun(mode, path)
+    assert result.exit_code == 0, result.output
+    assert "fence is not run" not in result.output
+    assert (Path(path).parent / "out" / "pod.yaml").read_text() == "kind: Pod\n"
