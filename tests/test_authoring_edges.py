@@ -53,3 +53,28 @@ def test_a_workshop_of_file_fences_only_writes_its_files(demorun, workshop, mode
     assert result.exit_code == 0, result.output
     assert "fence is not run" not in result.output
     assert (Path(path).parent / "out" / "pod.yaml").read_text() == "kind: Pod\n"
+
+
+def test_wait_for_matches_output_printed_in_colour(demorun, workshop):
+    result = demorun("check", workshop("""
+        # Colour
+
+        <!-- @wait-for Status: Running -->
+        ```bash
+        printf '\\033[32mStatus:\\033[0m Running\\n'; sleep 600
+        ```
+        """))
+    assert result.exit_code == 0, result.output
+
+
+def test_wait_for_judges_the_status_of_a_command_that_ended_by_itself(demorun, workshop):
+    result = demorun("check", workshop("""
+        # Own status
+
+        <!-- @wait-for done -->
+        ```bash
+        (trap '' INT; echo done; sleep 0.2; exit 3)
+        ```
+        """))
+    assert result.exit_code == 1, result.output
+    assert "exit status 3" in result.output
