@@ -14,6 +14,7 @@ from ..model import Plan, Step
 from ..parse.endless import fix_for, never_ends
 from ..results import Outcome, Status, Verdict
 from ..session.session import Session
+from ..verify.normalise import normalise
 from .listener import Listener
 from .shell import Shell
 
@@ -77,27 +78,37 @@ class WaitFor:
         self.seen += self.decoder.decode(chunk).replace("\r", "")
         if len(self.seen) > 2 * WINDOW:
             self.seen = self.seen[-WINDOW:]
-        found = self.regex.search(self.seen)
+        shown = _shown(self.seen)
+        found = self.regex.search(shown)
         if found:
             self.matched = True
-            start = self.seen.rfind("\n", 0, found.end() - 1 if found.end() else 0) + 1
-            self.line = self.seen[start:].split("\n", 1)[0]
+            start = shown.rfind("\n", 0, found.end() - 1 if found.end() else 0) + 1
+            self.line = shown[start:].split("\n", 1)[0]
             self.session.interrupt()
 
     def settle(self, step: Step, outcome: Outcome) -> tuple[Outcome, Verdict | None]:
         """The outcome as the author means it: its output up to the line that matched, a success when
-        demorun interrupted it there; else the failure that says what was waited for."""
+        demorun interrupted it there; else the failure that says what was waited for.
+
+        A command that ended with a status of its own (1 to 127: not killed by the Ctrl-C, not
+        0) ended by itself, or failed on the interrupt: its status is judged as usual."""
         found = self.regex.search(outcome.output)
-        if found is None and not self.matched:
+        if found is None and not self.matched and self.regex.search(_shown(outcome.output)) is None:
             how = f"waited {outcome.limit or outcome.duration:g}s" if outcome.timed_out else \
                 f"it ended (status {outcome.status}) after {outcome.duration:.1f}s"
             tail = tuple(outcome.output.splitlines()[-10:])
             return outcome, Verdict(Status.FAIL, f"{step.loc}: @wait-for {self.pattern}: {how} and its output "
                                     "never matched", tail)
         output = _cut(outcome.output, found.end() if found else None, self.line)
-        if outcome.recovery == "interrupted" or (outcome.timed_out and self.matched):
+        own = outcome.recovery == "interrupted" and 0 < outcome.status < 128
+        if (outcome.recovery == "interrupted" and not own) or (outcome.timed_out and self.matched):
             outcome = dataclasses.replace(outcome, status=0, timed_out=False, stopped=True, recovery=None)
         return dataclasses.replace(outcome, output=output), None
+
+
+def _shown(text: str) -> str:
+    """Output as the terminal shows it, colours and other escapes gone, as `##` blocks compare it."""
+    return "\n".join(normalise(text, tabs=True)) + ("\n" if text.endswith("\n") else "")
 
 
 def _cut(output: str, end: int | None, line: str) -> str:

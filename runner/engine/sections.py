@@ -4,7 +4,8 @@ A section starts at its heading and runs to the next heading of the same or a hi
 (`## Install` holds its `### Step 1`). `run` and `check` narrow a plan to a range of them:
 the commands before run hidden, as setup, and those after are left out. Hidden setup follows
 present's catch-up rule for commands that never end by themselves: one that only never ends
-is skipped, one that ends in such a command is stopped at a short limit, as a success.
+is skipped, one that ends in such a command is stopped at a short limit, as a success (when
+it ends by itself first, its exit status is judged as usual).
 """
 from __future__ import annotations
 
@@ -86,7 +87,8 @@ class Narrowed:
 
 def _as_setup(step: Step, limit: float) -> tuple[Step | None, str | None]:
     """A command as hidden setup runs it: None (with why) when all it does is never end; stopped
-    at `limit`, a success, when it ends in something that never ends and its author did not bound it."""
+    at `limit`, a success, when it ends in something that never ends and its author did not bound it
+    (one that ends by itself first is judged by its exit status, as any setup command)."""
     if step.kind is not Kind.COMMAND or step.visibility is Visibility.SKIP:
         return step, None
     m = step.modifiers
@@ -97,7 +99,9 @@ def _as_setup(step: Step, limit: float) -> tuple[Step | None, str | None]:
         return step, None
     if endless.first:
         return None, endless.reason
-    return step._replace(modifiers=m._replace(stop_after=limit, exit=None)), None
+    # Its @exit stays: only a command the limit stopped counts as a success (the session says so);
+    # one that ended by itself, `ls /nowhere && tail -f log`, keeps its status.
+    return step._replace(modifiers=m._replace(stop_after=limit)), None
 
 
 def narrow(plan: Plan, start: str | None = None, stop: str | None = None) -> Narrowed:
@@ -137,7 +141,7 @@ def left_out_line(narrowed: Narrowed, results: tuple[StepResult, ...] | list[Ste
     """What the summary says of a narrowed run: the setup run hidden (of `results`, those that
     ran), the setup commands skipped as never ending, the commands left out."""
     parts = []
-    if narrowed.start:
+    if narrowed.start and narrowed.setup:
         ran = narrowed.setup if results is None else sum(
             1 for r in results if r.index < narrowed.first and r.step.kind is Kind.COMMAND
             and r.verdict.status is not Status.SKIP)

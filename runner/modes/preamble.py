@@ -91,9 +91,9 @@ def start_findings(plan: Plan) -> tuple[Finding, ...]:
 
 
 def runnable(step: Step, plan: Plan) -> bool:
-    """A command of the workshop itself or of what it imports: init files and unknown `@name`s
-    do not make a workshop of a file."""
-    return step.kind is Kind.COMMAND and not step.modifiers.optional \
+    """A command or a file fence (it writes its file) of the workshop itself or of what it
+    imports: init files and unknown `@name`s do not make a workshop of a file."""
+    return (step.kind is Kind.FILE or step.kind is Kind.COMMAND and not step.modifiers.optional) \
         and (step.loc.file == plan.file or bool(step.called_from))
 
 
