@@ -78,3 +78,20 @@ def test_wait_for_judges_the_status_of_a_command_that_ended_by_itself(demorun, w
         """))
     assert result.exit_code == 1, result.output
     assert "exit status 3" in result.output
+
+
+def test_present_shows_a_fence_written_as_a_file_as_the_file_gets_it(tmp_path):
+    """The audience reads the manifest the file holds: ${VAR} (a secret, say) is not expanded there."""
+    from runner.model import Kind
+    from runner.modes.present.opening import braced, writes_file
+    from runner.modes.setup import load_plan
+
+    path = tmp_path / "w.md"
+    path.write_text("Hi ${A}\n\n```yaml file=a.yaml\nk: ${A}\n```\n\n<!-- @file b.sh -->\n```bash\necho ${A}\n```\n"
+                    "\nBye ${A}\n")
+    plan = load_plan(str(path), no_init=True)
+    shown = [braced(step.text, {"A": "s3cret"}, writes_file(plan, i + 1))
+             for i, step in enumerate(plan.steps) if step.kind is Kind.PROSE]
+    text = "\n".join(shown)
+    assert "Hi s3cret" in text and "Bye s3cret" in text  # prose, as demosh shows it
+    assert "k: ${A}" in text and "echo ${A}" in text and text.count("s3cret") == 2, text

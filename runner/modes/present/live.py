@@ -36,7 +36,7 @@ from .desk import Desk
 from .endings import hidden_ending, quiet_exit
 from .listening import LiveListener, drift_mark, live_step
 from .notes import Channel, Outline
-from .opening import braced, show_text
+from .opening import braced, show_text, writes_file
 
 HELP = "RETURN run  + skip  - back  ! shell  g go to  d diff  o output  c canned  Q quit"
 _OPENED = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR})  # what the opening showed already
@@ -188,7 +188,8 @@ class Show:
         elif action is not Action.SHOW:
             return
         elif step.kind in (Kind.PROSE, Kind.COMMENT):
-            show_text(self.screen, step, self.session.variables() if "${" in step.text and self.session.alive else {})
+            show_text(self.screen, step, self.session.variables() if "${" in step.text and self.session.alive else {},
+                      writes_file(self.plan, index + 1))
         elif step.kind is Kind.PRINT:
             self.screen.printed(self.engine.expand(step))
             self.pause(index + 1, step.loc)  # demosh waits for RETURN after an @print

@@ -19,11 +19,32 @@ _TEXT = frozenset({Kind.PROSE, Kind.COMMENT, Kind.CLEAR, Kind.NOTE})
 BRACED_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def braced(text: str, values: Mapping[str, str]) -> str:
+def braced(text: str, values: Mapping[str, str], file_follows: bool = False) -> str:
     """`${VAR}` as its value, as demosh displays commands, commentary and prose; `$VAR`, and a
-    name with no value, stay as written."""
+    name with no value, stay as written. A fence written as a file is shown as the file gets
+    it, nothing expanded: one whose info says `file=`, and the last one when `file_follows`
+    (the step after the text writes it: `@file PATH` above the fence)."""
     if "${" not in text:
         return text
+    if "file=" not in text and not file_follows:
+        return _expanded(text, values)
+    from ...parse.markdown import fences
+
+    lines = text.split("\n")
+    found = list(fences(lines))
+    as_written: set[int] = set()  # the lines of fences written as files
+    for k, (start, end, info) in enumerate(found):
+        if "file=" in info[2] or file_follows and k == len(found) - 1:
+            as_written.update(range(start, min(end, len(lines) - 1) + 1))
+    return "\n".join(line if k in as_written else _expanded(line, values) for k, line in enumerate(lines))
+
+
+def writes_file(plan: Plan, index: int) -> bool:
+    """Whether the step at `index` writes a fence as a file (the fence is the text before it)."""
+    return index < len(plan.steps) and plan.steps[index].kind is Kind.FILE
+
+
+def _expanded(text: str, values: Mapping[str, str]) -> str:
     return BRACED_VARIABLE.sub(lambda m: values.get(m.group(1), m.group(0)), text)
 
 
@@ -55,7 +76,7 @@ def opening(plan: Plan) -> int:
 def show_opening(plan: Plan, screen: Screen, clock: Timings) -> int:
     """Show the opening's text (see `opening`); the index of the first step past the opening."""
     end = opening(plan)
-    for step in plan.steps[:end]:
+    for index, step in enumerate(plan.steps[:end]):
         if step.visibility is Visibility.SKIP or step.kind in (Kind.NOTE, Kind.COMMAND):
             continue
         if step.kind is Kind.CLEAR:  # @clear acts in hidden parts too, as the engine has it
@@ -63,14 +84,14 @@ def show_opening(plan: Plan, screen: Screen, clock: Timings) -> int:
             screen.clear()
         elif step.visibility is Visibility.SHOW:
             clock.at(step)
-            show_text(screen, step, os.environ)
+            show_text(screen, step, os.environ, writes_file(plan, index + 1))
     return end
 
 
-def show_text(screen: Screen, step: Step, values: Mapping[str, str]) -> None:
+def show_text(screen: Screen, step: Step, values: Mapping[str, str], file_follows: bool = False) -> None:
     """A prose or commentary step of a SHOW part, as the audience sees it: `values` are the
-    variables its `${VAR}` show."""
-    text = braced(step.text, values)
+    variables its `${VAR}` show; `file_follows`: the next step writes this text's last fence."""
+    text = braced(step.text, values, file_follows)
     if step.kind is Kind.PROSE:
         screen.width = columns()
         screen.blank_line()
