@@ -101,6 +101,7 @@ def _wait_for(path: Path) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.flaky(reruns=2)  # races the scheduler of a loaded machine (docs/performance.md, known races)
 @pytest.mark.parametrize("how", ["ctrl-c twice", "SIGTERM", "SIGHUP"])
 def test_a_stopped_check_cleans_up_and_writes_its_reports(here, how):
     child = _check(here)

@@ -143,6 +143,7 @@ def test_ctrl_c_interrupts_the_running_command_and_each_later_one_still_runs_onc
     assert _log(tmp_path) == ["a", "b", "c"]
 
 
+@pytest.mark.flaky(reruns=2)  # races the scheduler of a loaded machine (docs/performance.md, known races)
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_run_runs_nothing_that_was_queued(tmp_path, how):
     """Stopped from outside while commands wait behind the running one (which shrugs off the
@@ -184,6 +185,7 @@ def test_check_keeps_exit_status_pipestatus_and_last_argument_from_one_command_t
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.flaky(reruns=2)  # races the scheduler of a loaded machine (docs/performance.md, known races)
 def test_set_e_in_a_queued_command_ends_the_shell_there(demorun, workshop):
     path = workshop("""
         ```bash

@@ -107,6 +107,7 @@ def test_an_exception_from_a_listener_leaves_the_session_usable(session):
     assert time.monotonic() - start < 2
 
 
+@pytest.mark.flaky(reruns=2)  # races the scheduler of a loaded machine (docs/performance.md, known races)
 def test_stopping_a_loop_of_quick_commands_keeps_the_shell(session):
     session.run("kept=yes")
     for attempt in range(10):
