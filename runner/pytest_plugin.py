@@ -127,7 +127,7 @@ class WorkshopFile(pytest.File):
         from .config import load_config
         from .errors import DemorunError
         from .model import Kind
-        from .modes.preamble import never_run_syntax_findings, nothing_to_run, said_before, start_findings
+        from .modes.preamble import check_findings, nothing_to_run, said_before
         from .modes.setup import load_plan
 
         options = self.config.stash[_OPTIONS]
@@ -140,7 +140,7 @@ class WorkshopFile(pytest.File):
             return
         # A folder's files with nothing to run are not workshops; one named is said to be empty.
         empty = nothing_to_run(self.plan) if os.path.abspath(self.path) in options.roots else None
-        findings = start_findings(self.plan) + tuple(never_run_syntax_findings(self.plan))
+        findings = check_findings(self.plan)
         for line in said_before(self.plan.file, (), empty, goes_on=""):
             self.warn(DemorunWarning(line))
         if findings:  # as `check` does: the file fails on them, and its commands run all the same

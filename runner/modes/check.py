@@ -36,7 +36,7 @@ from ..verify.roles import Pins
 from ..verify.values import VerifyOptions
 from .engine_setup import CHECK, announce, policy_for, verify_options
 from .missing_tools import explained
-from .preamble import never_run_syntax_findings, nothing_to_run, said_before, start_findings
+from .preamble import check_findings, nothing_to_run, said_before
 from .setup import (
     load_plan,
     missing_requirements,
@@ -91,7 +91,7 @@ def check_file(file: str, *, no_init: bool, fail_fast: bool, timeout: float | No
         return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
     except DemorunError as exc:  # a section asked for that the file does not have
         return FileCheck(FileReport(file, (), 0.0, error=str(exc), strict=strict))
-    findings = start_findings(plan) + tuple(never_run_syntax_findings(plan))
+    findings = check_findings(plan)
     empty = nothing_to_run(plan)
     if empty is not None:  # nothing to start a session for; the caller says so, or leaves it out of a folder
         return FileCheck(FileReport(plan.file, (), 0.0, plan=plan, empty=empty, findings=findings, strict=strict),
@@ -336,10 +336,12 @@ def _progress(check: FileCheck, redact: Redactor, update: bool) -> None:
         options = verify_options(check.config)
         fixable = [r for r in report.results if _edit_for(r, options, redact) is not None]
     # The blocks to be written count as updated, not failed, as the summary counts them once written.
-    fixed = {id(r) for r in fixable}
-    shown = dataclasses.replace(report, results=tuple(
-        dataclasses.replace(r, verdict=dataclasses.replace(r.verdict, status=Status.UPDATED)) if id(r) in fixed else r
-        for r in report.results))
+    shown = report
+    if fixable:
+        fixed = {id(r) for r in fixable}
+        shown = dataclasses.replace(report, results=tuple(
+            dataclasses.replace(r, verdict=dataclasses.replace(r.verdict, status=Status.UPDATED))
+            if id(r) in fixed else r for r in report.results))
     lines = file_progress_lines(shown)
     if fixable:
         lines[0] += f"  ({len(fixable)} ## block(s) out of date)"

@@ -75,10 +75,12 @@ def syntax_findings(plans: Sequence[Plan], only: Callable[[Step], bool] = lambda
             for loc, problem in zip(locs, problems) if problem is not None]
 
 
-def never_run_syntax_findings(plan: Plan) -> list[Finding]:
-    """bash's syntax errors in commands no run reaches (@SKIP sections): a command that runs fails
-    where it stands instead, so each error is said once, and check fails on either."""
-    return syntax_findings([plan], only=lambda step: step.visibility is Visibility.SKIP)
+def check_findings(plan: Plan) -> tuple[Finding, ...]:
+    """What fails a file in `check` (and the pytest plugin) before it runs: the lint errors every
+    command shows, and bash's syntax errors in commands no run reaches (@SKIP sections); a
+    command that runs fails where it stands instead, so each error is said once."""
+    skipped = syntax_findings([plan], only=lambda step: step.visibility is Visibility.SKIP)
+    return start_findings(plan) + tuple(skipped)
 
 
 def start_findings(plan: Plan) -> tuple[Finding, ...]:
